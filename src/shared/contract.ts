@@ -1,0 +1,314 @@
+// The one contract between the engine, its two hosts and the renderer.
+// Types only: this module must stay free of runtime dependencies so the preload,
+// the renderer and the engine can all import it.
+
+/** Wire format a client speaks (decided by the endpoint it calls). */
+export type ClientFormat = 'openai-chat' | 'openai-responses' | 'anthropic';
+/** Wire format a provider speaks (`format` in the config file). */
+export type ProviderFormat = 'openai' | 'anthropic';
+export type AuthClass = 'api_key' | 'oauth' | 'local';
+
+// ---------------------------------------------------------------------------
+// Configuration (config file, admin API, dashboard)
+// ---------------------------------------------------------------------------
+
+/** Upstream timeouts in milliseconds. Every field is optional where it appears in config. */
+export interface UpstreamTimeouts {
+  /** TCP/TLS connect. */
+  connectMs: number;
+  /** From sending the request to the response headers (non-streaming answers arrive whole). */
+  firstByteMs: number;
+  /** Longest silence between two body chunks. */
+  idleMs: number;
+  /** Hard deadline for one upstream attempt, headers and body together. */
+  totalMs: number;
+}
+
+export interface GatewayApiKeyConfig {
+  name: string;
+  key: string;
+  scopes?: string[];
+  allowedConnections?: string[];
+}
+
+export interface GatewayConfig {
+  host?: string;
+  port?: number;
+  apiKeys?: GatewayApiKeyConfig[];
+  /** Largest accepted request body in bytes (default 32 MiB). */
+  maxBodyBytes?: number;
+  /** How long in-flight requests may run after SIGINT/SIGTERM before sockets are cut. */
+  shutdownGraceMs?: number;
+  timeouts?: Partial<UpstreamTimeouts>;
+}
+
+export interface ConnectionConfig {
+  id: string;
+  /** A literal secret. Stored, never logged, never returned by the API. */
+  apiKey?: string;
+  /** Name of an environment variable holding the secret (read at request time). */
+  apiKeyEnv?: string;
+  maxConcurrent?: number;
+  enabled?: boolean;
+}
+
+export interface ProviderConfig {
+  id: string;
+  format: ProviderFormat;
+  baseUrl: string;
+  authClass: AuthClass;
+  connections: ConnectionConfig[];
+  models: string[];
+  timeouts?: Partial<UpstreamTimeouts>;
+  enabled?: boolean;
+}
+
+export type ComboStrategy = 'priority';
+
+export interface ComboConfig {
+  name: string;
+  strategy: ComboStrategy;
+  /** `provider/model`, optionally pinned to a connection as `provider/model@connection`. */
+  targets: string[];
+}
+
+export interface BreakwaterConfig {
+  gateway?: GatewayConfig;
+  providers?: ProviderConfig[];
+  combos?: ComboConfig[];
+  /** Resilience settings (see RESILIENCE.md); persisted as settings on start. */
+  resilience?: Record<string, unknown>;
+}
+
+/** A connection as the admin API and the dashboard see it: the secret is never included. */
+export interface ConnectionView {
+  id: string;
+  provider: string;
+  apiKeyEnv: string | null;
+  /** True when a literal key is stored, or the named env var is set. */
+  hasSecret: boolean;
+  maxConcurrent: number | null;
+  enabled: boolean;
+}
+
+export interface ProviderView {
+  id: string;
+  format: ProviderFormat;
+  baseUrl: string;
+  authClass: AuthClass;
+  models: string[];
+  timeouts: Partial<UpstreamTimeouts>;
+  enabled: boolean;
+  connections: ConnectionView[];
+}
+
+export type SettingSource = 'default' | 'env' | 'saved';
+
+export interface SettingView {
+  key: string;
+  value: unknown;
+  defaultValue: unknown;
+  source: SettingSource;
+  /** Environment variable that changes the default, when there is one. */
+  env: string | null;
+  description: string;
+  unit: string | null;
+  min: number | null;
+  max: number | null;
+}
+
+// ---------------------------------------------------------------------------
+// Live state
+// ---------------------------------------------------------------------------
+
+export type BreakerStateName = 'CLOSED' | 'DEGRADED' | 'OPEN' | 'HALF_OPEN';
+
+export interface BreakerTransition {
+  at: number;
+  from: BreakerStateName;
+  to: BreakerStateName;
+  cause: string;
+}
+
+export interface BreakerView {
+  provider: string;
+  state: BreakerStateName;
+  failureCount: number;
+  retryAfterMs: number;
+  history: BreakerTransition[];
+}
+
+export type ConnectionStatus =
+  | 'active'
+  | 'unavailable'
+  | 'disabled'
+  | 'banned'
+  | 'expired'
+  | 'credits_exhausted';
+
+export interface ConnectionStateView {
+  id: string;
+  provider: string;
+  status: ConnectionStatus;
+  rateLimitedUntil: number | null;
+  backoffLevel: number;
+  lastError: string | null;
+  errorCode: string | null;
+  inFlight: number;
+  maxConcurrent: number | null;
+}
+
+export type LockoutScope = 'family' | 'model' | 'exact';
+
+export interface LockoutView {
+  provider: string;
+  connection: string;
+  model: string;
+  scope: LockoutScope;
+  reason: string;
+  failureCount: number;
+  expiresAt: number;
+}
+
+export interface QueueView {
+  provider: string;
+  connection: string;
+  running: number;
+  queued: number;
+  rejected: number;
+}
+
+export type LeaseStateName = 'ACTIVE' | 'RELEASED' | 'EXPIRED' | 'INVALIDATED';
+
+export interface LeaseView {
+  connection: string;
+  generation: number;
+  state: LeaseStateName;
+  expiresAt: number;
+}
+
+export interface SessionView {
+  session: string;
+  connection: string;
+  expiresAt: number;
+}
+
+export interface GatewayView {
+  version: string;
+  host: string;
+  port: number;
+  baseUrl: string;
+  startedAt: number;
+  paused: boolean;
+  requestsTotal: number;
+  errorsTotal: number;
+  inFlight: number;
+}
+
+export interface Snapshot {
+  at: number;
+  gateway: GatewayView;
+  breakers: BreakerView[];
+  connections: ConnectionStateView[];
+  lockouts: LockoutView[];
+  queues: QueueView[];
+  leases: LeaseView[];
+  sessions: SessionView[];
+}
+
+// ---------------------------------------------------------------------------
+// Request log
+// ---------------------------------------------------------------------------
+
+export interface RequestLogEntry {
+  id: number;
+  at: number;
+  clientFormat: ClientFormat;
+  modelRequested: string;
+  /** `provider/model` that served (or last failed) the request; null when nothing was tried. */
+  target: string | null;
+  provider: string | null;
+  connection: string | null;
+  status: number;
+  latencyMs: number;
+  ttfbMs: number | null;
+  stream: boolean;
+  bytesIn: number;
+  bytesOut: number;
+  inputTokens: number | null;
+  outputTokens: number | null;
+  cachedTokens: number | null;
+  /** Short machine-readable class, e.g. `upstream_5xx`, `network`, `client_abort`, `no_route`. */
+  errorClass: string | null;
+  errorMessage: string | null;
+  /** How routing got there, e.g. `combo coder: anthropic/… failed (503), openai/… served`. */
+  decision: string | null;
+  /** Address this machine used to reach the upstream (per-connection egress IP). */
+  egressIp: string | null;
+}
+
+// ---------------------------------------------------------------------------
+// Events: one stream for the dashboard, the tray and `/api/events`
+// ---------------------------------------------------------------------------
+
+interface EventBase {
+  at: number;
+}
+
+export type EngineEvent =
+  | (EventBase & { type: 'request.completed'; entry: RequestLogEntry })
+  | (EventBase & { type: 'config.changed'; what: 'providers' | 'connections' | 'combos' | 'settings' })
+  | (EventBase & { type: 'gateway.paused' | 'gateway.resumed' })
+  | (EventBase & {
+      type: 'breaker.transition';
+      provider: string;
+      from: BreakerStateName;
+      to: BreakerStateName;
+      cause: string;
+    })
+  | (EventBase & {
+      type: 'connection.cooldown' | 'connection.terminal' | 'connection.recovered';
+      provider: string;
+      connection: string;
+      status: ConnectionStatus;
+      until: number | null;
+      cause: string;
+    })
+  | (EventBase & { type: 'lockout.added' | 'lockout.cleared'; lockout: LockoutView; cause: string })
+  | (EventBase & {
+      type: 'queue.rejected';
+      provider: string;
+      connection: string;
+      code: string;
+      cause: string;
+    })
+  | (EventBase & { type: 'lease.acquired' | 'lease.ended'; lease: LeaseView; cause: string });
+
+export type EngineEventType = EngineEvent['type'];
+
+// ---------------------------------------------------------------------------
+// Bridge: what the renderer may call, over IPC (desktop) or HTTP (browser)
+// ---------------------------------------------------------------------------
+
+export type BridgeResult<T> = { ok: true; data: T } | { ok: false; error: string };
+
+export interface ProviderInput extends Omit<ProviderConfig, 'connections'> {
+  connections?: ConnectionConfig[];
+}
+
+export interface BridgeApi {
+  getSnapshot(): Promise<BridgeResult<Snapshot>>;
+  /** Returns its own unsubscribe. */
+  onEvents(listener: (events: EngineEvent[]) => void): () => void;
+  getLogs(limit: number): Promise<BridgeResult<RequestLogEntry[]>>;
+  listProviders(): Promise<BridgeResult<ProviderView[]>>;
+  saveProvider(input: ProviderInput): Promise<BridgeResult<ProviderView>>;
+  deleteProvider(id: string): Promise<BridgeResult<null>>;
+  saveConnection(provider: string, input: ConnectionConfig): Promise<BridgeResult<ConnectionView>>;
+  deleteConnection(id: string): Promise<BridgeResult<null>>;
+  listCombos(): Promise<BridgeResult<ComboConfig[]>>;
+  saveCombo(input: ComboConfig): Promise<BridgeResult<ComboConfig>>;
+  deleteCombo(name: string): Promise<BridgeResult<null>>;
+  getSettings(): Promise<BridgeResult<SettingView[]>>;
+  updateSettings(values: Record<string, unknown>): Promise<BridgeResult<SettingView[]>>;
+}
