@@ -1,0 +1,188 @@
+// Headless entry: `breakwater serve` and `breakwater status`. Plain Node, no Electron.
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { Snapshot } from '../shared/contract';
+import { adminTokenPath } from './engine/admin/token';
+import { createEngine, DEFAULT_HOST, DEFAULT_PORT, loadConfigFile } from './engine/engine';
+import { createStderrLogger, type LogLevel } from './engine/logger';
+import { VERSION } from './engine/version';
+
+const USAGE = `Breakwater ${VERSION}: an LLM gateway that keeps coding agents working when providers fail.
+
+Usage:
+  breakwater serve  [--config FILE] [--host H] [--port P] [--data-dir DIR] [--log-level LEVEL]
+  breakwater status [--url URL] [--data-dir DIR]
+
+  --config FILE    JSON config applied at start (providers, connections, combos, settings)
+  --host H         address to bind (default ${DEFAULT_HOST}; others need gateway.apiKeys)
+  --port P         port to bind (default ${DEFAULT_PORT}; 0 picks a free one)
+  --data-dir DIR   where the database and admin token live (default: ${defaultDataDir()})
+  --log-level L    debug | info | warn | error (default info)
+  --url URL        gateway to query for status (default http://${DEFAULT_HOST}:${DEFAULT_PORT})
+
+Environment: BREAKWATER_ADMIN_TOKEN sets the admin token instead of <data-dir>/admin-token.`;
+
+/** Where the OS keeps per-user app config; the desktop app uses the same place. */
+function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.BREAKWATER_DATA_DIR) return env.BREAKWATER_DATA_DIR;
+  if (process.platform === 'darwin') return join(homedir(), 'Library', 'Application Support', 'Breakwater');
+  if (process.platform === 'win32') return join(env.APPDATA ?? join(homedir(), 'AppData', 'Roaming'), 'Breakwater');
+  return join(env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), 'breakwater');
+}
+
+function fail(message: string): never {
+  process.stderr.write(`breakwater: ${message}\n`);
+  process.exit(2);
+}
+
+function parsePort(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0 || n > 65_535) fail(`--port must be an integer 0-65535 (got "${raw}")`);
+  return n;
+}
+
+async function serve(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      config: { type: 'string' },
+      host: { type: 'string' },
+      port: { type: 'string' },
+      'data-dir': { type: 'string' },
+      'log-level': { type: 'string', default: 'info' },
+    },
+    strict: true,
+  });
+  const level = values['log-level'] as LogLevel;
+  if (!['debug', 'info', 'warn', 'error'].includes(level)) fail(`unknown --log-level "${level}"`);
+  const log = createStderrLogger(level);
+  const dataDir = values['data-dir'] ?? defaultDataDir();
+  const port = parsePort(values.port);
+  let engine: ReturnType<typeof createEngine>;
+  try {
+    engine = createEngine({
+      config: values.config ? loadConfigFile(values.config) : {},
+      dataDir,
+      ...(values.host !== undefined ? { host: values.host } : {}),
+      ...(port !== undefined ? { port } : {}),
+      log,
+    });
+  } catch (err) {
+    fail((err as Error).message);
+  }
+  let info: Awaited<ReturnType<typeof engine.listen>>;
+  try {
+    info = await engine.listen();
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    await engine.stop({ graceMs: 0 });
+    if (e.code === 'EADDRINUSE') fail(`port ${port ?? DEFAULT_PORT} is already in use; pick another with --port, or stop the other instance`);
+    if (e.code === 'EACCES') fail(`not allowed to bind ${values.host ?? DEFAULT_HOST}:${port ?? DEFAULT_PORT}`);
+    fail(`cannot listen: ${e.message}`);
+  }
+  process.stdout.write(`Breakwater listening on ${info.baseUrl}\n`);
+  log.info(`data dir ${dataDir}; admin token in ${process.env.BREAKWATER_ADMIN_TOKEN ? 'BREAKWATER_ADMIN_TOKEN' : adminTokenPath(dataDir)}`);
+  log.info(`point agents at it: ANTHROPIC_BASE_URL=${info.baseUrl}  OPENAI_BASE_URL=${info.baseUrl}/v1`);
+
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) {
+      log.warn(`${signal} again: exiting without waiting`);
+      process.exit(1);
+    }
+    stopping = true;
+    log.info(`${signal}: finishing in-flight requests, then stopping`);
+    engine
+      .stop()
+      .then(() => {
+        log.info('stopped');
+        process.exit(0);
+      })
+      .catch((err: unknown) => {
+        log.error(`error while stopping: ${String(err)}`);
+        process.exit(1);
+      });
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+}
+
+function formatSnapshot(s: Snapshot): string {
+  const lines: string[] = [];
+  const g = s.gateway;
+  lines.push(`Breakwater ${g.version} at ${g.baseUrl}${g.paused ? ' (paused)' : ''}`);
+  lines.push(`  requests ${g.requestsTotal}, errors ${g.errorsTotal}, in flight ${g.inFlight}`);
+  const section = (title: string, rows: string[]) => {
+    lines.push(`${title}:`);
+    lines.push(...(rows.length > 0 ? rows.map((r) => `  ${r}`) : ['  (none)']));
+  };
+  const left = (until: number | null) => (until && until > s.at ? ` (${Math.ceil((until - s.at) / 1000)} s left)` : '');
+  section(
+    'Breakers',
+    s.breakers.map((b) => `${b.provider}: ${b.state}, failures ${b.failureCount}${b.retryAfterMs > 0 ? `, retry in ${Math.ceil(b.retryAfterMs / 1000)} s` : ''}`),
+  );
+  section(
+    'Connections',
+    s.connections.map(
+      (c) =>
+        `${c.provider}/${c.id}: ${c.status}${left(c.rateLimitedUntil)}, in flight ${c.inFlight}${c.maxConcurrent ? `/${c.maxConcurrent}` : ''}${c.lastError ? `, last error: ${c.lastError}` : ''}`,
+    ),
+  );
+  section('Lockouts', s.lockouts.map((l) => `${l.provider}/${l.connection}/${l.model} (${l.scope}): ${l.reason}${left(l.expiresAt)}`));
+  section('Queues', s.queues.map((q) => `${q.provider}/${q.connection}: running ${q.running}, queued ${q.queued}, rejected ${q.rejected}`));
+  section('Leases', s.leases.map((l) => `${l.connection}: ${l.state} generation ${l.generation}${left(l.expiresAt)}`));
+  return `${lines.join('\n')}\n`;
+}
+
+async function status(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: { url: { type: 'string' }, 'data-dir': { type: 'string' } },
+    strict: true,
+  });
+  const base = (values.url ?? `http://${DEFAULT_HOST}:${DEFAULT_PORT}`).replace(/\/+$/, '');
+  let token = process.env.BREAKWATER_ADMIN_TOKEN?.trim();
+  if (!token) {
+    const file = adminTokenPath(values['data-dir'] ?? defaultDataDir());
+    try {
+      token = readFileSync(file, 'utf8').trim();
+    } catch {
+      fail(`no admin token: set BREAKWATER_ADMIN_TOKEN or pass the --data-dir of the running instance (looked for ${file})`);
+    }
+  }
+  let res: Response;
+  try {
+    res = await fetch(`${base}/api/state`, { headers: { authorization: `Bearer ${token}` } });
+  } catch {
+    fail(`no Breakwater answering at ${base} (is it running? pass --url)`);
+  }
+  if (res.status === 401) fail(`the admin token was refused by ${base} (wrong --data-dir?)`);
+  if (!res.ok) fail(`${base}/api/state answered HTTP ${res.status}`);
+  process.stdout.write(formatSnapshot((await res.json()) as Snapshot));
+}
+
+async function main(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  try {
+    if (command === undefined || command === 'serve') return await serve(rest);
+    if (command === 'status') return await status(rest);
+    if (command === '--version' || command === '-v') {
+      process.stdout.write(`${VERSION}\n`);
+      return;
+    }
+    if (command === '--help' || command === '-h' || command === 'help') {
+      process.stdout.write(`${USAGE}\n`);
+      return;
+    }
+    if (command.startsWith('--')) return await serve(argv);
+  } catch (err) {
+    // parseArgs reports unknown or malformed options this way.
+    fail(`${(err as Error).message}\n\n${USAGE}`);
+  }
+  fail(`unknown command "${command}"\n\n${USAGE}`);
+}
+
+void main(process.argv.slice(2));

@@ -1,0 +1,221 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { EngineEvent, Snapshot } from '../../../shared/contract';
+import { ValidationError } from '../config/validate';
+import type { Logger } from '../logger';
+import { BodyTooLargeError, readBody } from '../proxy/body';
+import { checkAdminToken, isJsonContentType } from '../proxy/guard';
+import { type AdminService, ConflictError, NotFoundError } from './service';
+
+export interface AdminDeps {
+  service: AdminService;
+  token: string;
+  maxBodyBytes: number;
+  snapshot(): Snapshot;
+  health(): unknown;
+  onEvent(listener: (e: EngineEvent) => void): () => void;
+  log: Logger;
+}
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly field?: string,
+  ) {
+    super(message);
+  }
+}
+
+function sendJson(res: ServerResponse, status: number, value: unknown): void {
+  const body = JSON.stringify(value);
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+    'cache-control': 'no-store',
+  });
+  res.end(body);
+}
+
+async function jsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
+  if (!isJsonContentType(req.headers['content-type'])) {
+    throw new HttpError(415, 'unsupported_media_type', 'Content-Type must be application/json');
+  }
+  const raw = await readBody(req, limit);
+  try {
+    return JSON.parse(raw.toString('utf8'));
+  } catch (err) {
+    throw new HttpError(400, 'invalid_json', `request body is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+type Handler = (req: IncomingMessage, res: ServerResponse, params: string[], url: URL) => Promise<void> | void;
+
+interface Route {
+  method: string;
+  pattern: RegExp;
+  handler: Handler;
+}
+
+/** Streams engine events as SSE until the client goes away; a comment line keeps proxies awake. */
+function streamEvents(req: IncomingMessage, res: ServerResponse, deps: AdminDeps): void {
+  res.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-store',
+    'x-accel-buffering': 'no',
+  });
+  res.write(`event: snapshot\ndata: ${JSON.stringify(deps.snapshot())}\n\n`);
+  const off = deps.onEvent((event) => {
+    res.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+  });
+  const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), 15_000);
+  heartbeat.unref();
+  const stop = () => {
+    off();
+    clearInterval(heartbeat);
+  };
+  req.once('close', stop);
+  res.once('close', stop);
+}
+
+function routes(deps: AdminDeps): Route[] {
+  const s = deps.service;
+  const body = (req: IncomingMessage) => jsonBody(req, deps.maxBodyBytes);
+  const id = (params: string[]) => decodeURIComponent(params[0]!);
+  return [
+    { method: 'GET', pattern: /^\/api\/state$/, handler: (_q, r) => sendJson(r, 200, deps.snapshot()) },
+    { method: 'GET', pattern: /^\/api\/events$/, handler: (q, r) => streamEvents(q, r, deps) },
+    {
+      method: 'GET',
+      pattern: /^\/api\/logs$/,
+      handler: (_q, r, _p, url) => {
+        const num = (name: string) => {
+          const v = url.searchParams.get(name);
+          if (v === null) return undefined;
+          const n = Number(v);
+          if (!Number.isInteger(n)) throw new HttpError(400, 'invalid_query', `${name} must be an integer`, name);
+          return n;
+        };
+        const provider = url.searchParams.get('provider') ?? undefined;
+        const connection = url.searchParams.get('connection') ?? undefined;
+        const beforeId = num('beforeId');
+        const status = num('status');
+        sendJson(
+          r,
+          200,
+          s.logs({
+            limit: num('limit') ?? 100,
+            ...(beforeId !== undefined ? { beforeId } : {}),
+            ...(status !== undefined ? { status } : {}),
+            ...(provider ? { provider } : {}),
+            ...(connection ? { connection } : {}),
+            errorsOnly: url.searchParams.get('errors') === 'true',
+          }),
+        );
+      },
+    },
+    { method: 'GET', pattern: /^\/api\/providers$/, handler: (_q, r) => sendJson(r, 200, s.listProviders()) },
+    { method: 'POST', pattern: /^\/api\/providers$/, handler: async (q, r) => sendJson(r, 201, s.saveProvider(await body(q))) },
+    { method: 'GET', pattern: /^\/api\/providers\/([^/]+)$/, handler: (_q, r, p) => sendJson(r, 200, s.getProvider(id(p))) },
+    {
+      method: 'PUT',
+      pattern: /^\/api\/providers\/([^/]+)$/,
+      handler: async (q, r, p) => {
+        const input = await body(q);
+        const providerId = id(p);
+        if (typeof input === 'object' && input !== null && 'id' in input && (input as { id: unknown }).id !== providerId) {
+          throw new HttpError(400, 'id_mismatch', `body id does not match the URL (${providerId})`, 'id');
+        }
+        s.getProvider(providerId);
+        sendJson(r, 200, s.saveProvider({ ...(input as object), id: providerId }));
+      },
+    },
+    {
+      method: 'DELETE',
+      pattern: /^\/api\/providers\/([^/]+)$/,
+      handler: (_q, r, p) => {
+        s.deleteProvider(id(p));
+        sendJson(r, 200, { deleted: id(p) });
+      },
+    },
+    {
+      method: 'POST',
+      pattern: /^\/api\/providers\/([^/]+)\/connections$/,
+      handler: async (q, r, p) => sendJson(r, 201, s.saveConnection(id(p), await body(q))),
+    },
+    { method: 'GET', pattern: /^\/api\/connections$/, handler: (_q, r) => sendJson(r, 200, s.listConnections()) },
+    {
+      method: 'DELETE',
+      pattern: /^\/api\/connections\/([^/]+)$/,
+      handler: (_q, r, p) => {
+        s.deleteConnection(id(p));
+        sendJson(r, 200, { deleted: id(p) });
+      },
+    },
+    { method: 'GET', pattern: /^\/api\/combos$/, handler: (_q, r) => sendJson(r, 200, s.listCombos()) },
+    { method: 'POST', pattern: /^\/api\/combos$/, handler: async (q, r) => sendJson(r, 201, s.saveCombo(await body(q))) },
+    {
+      method: 'PUT',
+      pattern: /^\/api\/combos\/([^/]+)$/,
+      handler: async (q, r, p) => sendJson(r, 200, s.saveCombo({ ...((await body(q)) as object), name: id(p) })),
+    },
+    {
+      method: 'DELETE',
+      pattern: /^\/api\/combos\/([^/]+)$/,
+      handler: (_q, r, p) => {
+        s.deleteCombo(id(p));
+        sendJson(r, 200, { deleted: id(p) });
+      },
+    },
+    { method: 'GET', pattern: /^\/api\/settings$/, handler: (_q, r) => sendJson(r, 200, s.getSettings()) },
+    { method: 'PATCH', pattern: /^\/api\/settings$/, handler: async (q, r) => sendJson(r, 200, s.updateSettings(await body(q))) },
+  ];
+}
+
+/** Handles `/api/*`. `GET /api/health` is public (liveness only); everything else needs the admin token. */
+export function createAdminHandler(deps: AdminDeps) {
+  const table = routes(deps);
+  return async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
+    try {
+      if (url.pathname === '/api/health' && req.method === 'GET') return sendJson(res, 200, deps.health());
+      if (!checkAdminToken(req.headers, deps.token)) {
+        res.setHeader('www-authenticate', 'Bearer realm="breakwater-admin"');
+        throw new HttpError(401, 'unauthorized', 'admin endpoints need Authorization: Bearer <admin token> (see <data-dir>/admin-token)');
+      }
+      let pathMatched = false;
+      for (const route of table) {
+        const m = route.pattern.exec(url.pathname);
+        if (!m) continue;
+        pathMatched = true;
+        if (route.method !== req.method) continue;
+        await route.handler(req, res, m.slice(1), url);
+        return;
+      }
+      if (pathMatched) throw new HttpError(405, 'method_not_allowed', `${req.method} is not supported on ${url.pathname}`);
+      throw new HttpError(404, 'not_found', `no admin endpoint ${url.pathname}`);
+    } catch (err) {
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      const e =
+        err instanceof HttpError
+          ? err
+          : err instanceof ValidationError
+            ? new HttpError(400, 'invalid_field', err.message, err.field)
+            : err instanceof NotFoundError
+              ? new HttpError(404, 'not_found', err.message)
+              : err instanceof ConflictError
+                ? new HttpError(409, 'conflict', err.message)
+                : err instanceof BodyTooLargeError
+                  ? new HttpError(413, 'body_too_large', err.message)
+                  : null;
+      if (!e) {
+        deps.log.error(`admin: ${req.method} ${url.pathname} failed: ${(err as Error).stack ?? String(err)}`);
+        sendJson(res, 500, { error: { code: 'internal_error', message: 'internal error; see the gateway log' } });
+        return;
+      }
+      sendJson(res, e.status, { error: { code: e.code, message: e.message, ...(e.field ? { field: e.field } : {}) } });
+    }
+  };
+}

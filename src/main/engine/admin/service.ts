@@ -1,0 +1,175 @@
+import type {
+  ComboConfig,
+  ConnectionConfig,
+  ConnectionView,
+  EngineEvent,
+  ProviderView,
+  RequestLogEntry,
+  SettingView,
+} from '../../../shared/contract';
+import type { Catalog } from '../catalog';
+import { validateCombo, validateConnection, validateProvider, ValidationError } from '../config/validate';
+import type { Settings } from '../settings/settings';
+import type { RecentQuery, Store } from '../store';
+
+export class NotFoundError extends Error {
+  constructor(what: string) {
+    super(`${what} not found`);
+    this.name = 'NotFoundError';
+  }
+}
+
+export class ConflictError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConflictError';
+  }
+}
+
+/**
+ * Every admin operation, independent of transport: the HTTP admin API and the desktop IPC
+ * handlers both call these. Inputs are validated here; every change reloads the catalog and
+ * emits one `config.changed` event.
+ */
+export class AdminService {
+  constructor(
+    private readonly store: Store,
+    private readonly settings: Settings,
+    private readonly catalog: () => Catalog,
+    private readonly reload: () => void,
+    private readonly emit: (event: EngineEvent) => void,
+    private readonly now: () => number,
+  ) {}
+
+  private changed(what: 'providers' | 'connections' | 'combos' | 'settings'): void {
+    if (what !== 'settings') this.reload();
+    this.emit({ type: 'config.changed', at: this.now(), what });
+  }
+
+  listProviders(): ProviderView[] {
+    const catalog = this.catalog();
+    return [...catalog.providers.values()].map((p) => catalog.providerView(p));
+  }
+
+  getProvider(id: string): ProviderView {
+    const p = this.catalog().providers.get(id);
+    if (!p) throw new NotFoundError(`provider "${id}"`);
+    return this.catalog().providerView(p);
+  }
+
+  /**
+   * Creates or replaces a provider. When `connections` is given it is the provider's complete
+   * list (missing ones are removed, a connection without a new secret keeps its stored one);
+   * when omitted the existing connections stay.
+   */
+  saveProvider(input: unknown): ProviderView {
+    const provider = validateProvider(input, 'provider');
+    const existing = this.store.providers.get(provider.id);
+    const db = this.store.db;
+    db.transaction(() => {
+      this.store.providers.upsert({
+        id: provider.id,
+        format: provider.format,
+        baseUrl: provider.baseUrl,
+        authClass: provider.authClass,
+        models: provider.models,
+        timeouts: provider.timeouts ?? {},
+        enabled: provider.enabled ?? true,
+        position: existing?.position ?? this.store.providers.list().length,
+      });
+      if (provider.connections) {
+        const keep = new Set(provider.connections.map((c) => c.id));
+        for (const c of this.store.connections.list(provider.id)) {
+          if (!keep.has(c.id)) this.store.connections.remove(c.id);
+        }
+        provider.connections.forEach((c, i) => this.upsertConnection(provider.id, c, i));
+      }
+    })();
+    this.changed('providers');
+    return this.getProvider(provider.id);
+  }
+
+  deleteProvider(id: string): void {
+    if (!this.store.providers.remove(id)) throw new NotFoundError(`provider "${id}"`);
+    this.changed('providers');
+  }
+
+  private upsertConnection(provider: string, conn: ConnectionConfig, fallbackPosition: number): void {
+    const existing = this.store.connections.get(conn.id);
+    if (existing && existing.provider !== provider) {
+      throw new ConflictError(`connection "${conn.id}" already belongs to provider "${existing.provider}"`);
+    }
+    const keepSecret = conn.apiKey === undefined && conn.apiKeyEnv === undefined;
+    this.store.connections.upsert({
+      id: conn.id,
+      provider,
+      apiKey: keepSecret ? (existing?.apiKey ?? null) : (conn.apiKey ?? null),
+      apiKeyEnv: keepSecret ? (existing?.apiKeyEnv ?? null) : (conn.apiKeyEnv ?? null),
+      maxConcurrent: conn.maxConcurrent ?? null,
+      enabled: conn.enabled ?? true,
+      position: existing?.position ?? fallbackPosition,
+    });
+  }
+
+  saveConnection(provider: string, input: unknown): ConnectionView {
+    if (!this.store.providers.get(provider)) throw new NotFoundError(`provider "${provider}"`);
+    const conn = validateConnection(input, 'connection');
+    this.upsertConnection(provider, conn, this.store.connections.list(provider).length);
+    this.changed('connections');
+    const saved = this.catalog().connections.get(conn.id)!;
+    return this.catalog().connectionView(saved);
+  }
+
+  deleteConnection(id: string): void {
+    if (!this.store.connections.remove(id)) throw new NotFoundError(`connection "${id}"`);
+    this.changed('connections');
+  }
+
+  listConnections(): ConnectionView[] {
+    const catalog = this.catalog();
+    return [...catalog.connections.values()].map((c) => catalog.connectionView(c));
+  }
+
+  listCombos(): ComboConfig[] {
+    return [...this.catalog().combos.values()];
+  }
+
+  saveCombo(input: unknown): ComboConfig {
+    const combo = validateCombo(input, 'combo');
+    const catalog = this.catalog();
+    combo.targets.forEach((t, i) => {
+      const provider = t.slice(0, t.indexOf('/'));
+      if (!catalog.providers.has(provider)) {
+        throw new ValidationError(`combo.targets[${i}]`, `provider "${provider}" does not exist`);
+      }
+    });
+    if (catalog.providers.has(combo.name)) {
+      throw new ValidationError('combo.name', `"${combo.name}" is a provider id; pick another combo name`);
+    }
+    this.store.combos.upsert(combo);
+    this.changed('combos');
+    return combo;
+  }
+
+  deleteCombo(name: string): void {
+    if (!this.store.combos.remove(name)) throw new NotFoundError(`combo "${name}"`);
+    this.changed('combos');
+  }
+
+  getSettings(): SettingView[] {
+    return this.settings.view();
+  }
+
+  updateSettings(values: unknown): SettingView[] {
+    if (typeof values !== 'object' || values === null || Array.isArray(values)) {
+      throw new ValidationError('body', 'must be a JSON object of setting keys to values');
+    }
+    this.settings.update(values as Record<string, unknown>);
+    this.changed('settings');
+    return this.settings.view();
+  }
+
+  logs(query: RecentQuery): RequestLogEntry[] {
+    return this.store.requestLog.recent(query);
+  }
+}

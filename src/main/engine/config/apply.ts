@@ -1,0 +1,58 @@
+import type { BreakwaterConfig } from '../../../shared/contract';
+import type { Logger } from '../logger';
+import { flattenSettings, type Settings } from '../settings/settings';
+import type { Store } from '../store';
+
+/**
+ * Applies a config file at start. Entries the file names are created or replaced (file edits
+ * take effect on restart); entries created in the dashboard or API are left alone, since the
+ * database is the source of truth once running. A connection named in the file without a
+ * secret keeps the secret stored for it.
+ */
+export function applyConfig(config: BreakwaterConfig, store: Store, settings: Settings, log: Logger): void {
+  store.db.transaction(() => {
+    (config.providers ?? []).forEach((p, i) => {
+      const existing = store.providers.get(p.id);
+      store.providers.upsert({
+        id: p.id,
+        format: p.format,
+        baseUrl: p.baseUrl,
+        authClass: p.authClass,
+        models: p.models,
+        timeouts: p.timeouts ?? {},
+        enabled: p.enabled ?? true,
+        position: existing?.position ?? i,
+      });
+      p.connections.forEach((c, j) => {
+        const prev = store.connections.get(c.id);
+        if (prev && prev.provider !== p.id) {
+          throw new Error(`config: connection "${c.id}" already belongs to provider "${prev.provider}" in the database`);
+        }
+        const keepSecret = c.apiKey === undefined && c.apiKeyEnv === undefined;
+        store.connections.upsert({
+          id: c.id,
+          provider: p.id,
+          apiKey: keepSecret ? (prev?.apiKey ?? null) : (c.apiKey ?? null),
+          apiKeyEnv: keepSecret ? (prev?.apiKeyEnv ?? null) : (c.apiKeyEnv ?? null),
+          maxConcurrent: c.maxConcurrent ?? null,
+          enabled: c.enabled ?? true,
+          position: prev?.position ?? j,
+        });
+      });
+    });
+    for (const combo of config.combos ?? []) store.combos.upsert(combo);
+  })();
+
+  const values: Record<string, unknown> = {};
+  if (config.gateway?.timeouts) Object.assign(values, flattenSettings({ timeouts: config.gateway.timeouts }));
+  if (config.resilience) {
+    const flat = flattenSettings(config.resilience);
+    const unknown = settings.unknownKeys(flat);
+    for (const key of unknown) {
+      log.warn(`config: resilience.${key} is not a setting this version knows; ignored`);
+      delete flat[key];
+    }
+    Object.assign(values, flat);
+  }
+  if (Object.keys(values).length > 0) settings.update(values);
+}

@@ -1,0 +1,224 @@
+import { join } from 'node:path';
+import type { BreakwaterConfig, EngineEvent, Snapshot } from '../../shared/contract';
+import { createAdminHandler } from './admin/http';
+import { AdminService } from './admin/service';
+import { loadAdminToken } from './admin/token';
+import { Catalog } from './catalog';
+import { type Clock, systemClock } from './clock';
+import { applyConfig } from './config/apply';
+import { ValidationError, validateConfig } from './config/validate';
+import { EventBus } from './events';
+import { type Logger, createStderrLogger } from './logger';
+import { isLoopbackHost } from './proxy/guard';
+import { handleProxyRequest } from './proxy/pipeline';
+import { createGatewayServer, type GatewayServer } from './proxy/server';
+import { UpstreamPools } from './proxy/upstream';
+import { Settings } from './settings/settings';
+import { openStore, type Store } from './store';
+import { VERSION } from './version';
+
+export { loadConfigFile } from './config/load';
+
+export const DEFAULT_PORT = 4141;
+export const DEFAULT_HOST = '127.0.0.1';
+const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
+const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
+
+export interface EngineOptions {
+  config?: BreakwaterConfig;
+  dataDir: string;
+  /** Overrides `gateway.host` of the config. */
+  host?: string;
+  /** Overrides `gateway.port` of the config; 0 picks a free port. */
+  port?: number;
+  env?: NodeJS.ProcessEnv;
+  clock?: Clock;
+  log?: Logger;
+}
+
+export interface ListenInfo {
+  host: string;
+  port: number;
+  baseUrl: string;
+}
+
+export interface Engine {
+  readonly adminToken: string;
+  readonly admin: AdminService;
+  listen(): Promise<ListenInfo>;
+  stop(opts?: { graceMs?: number }): Promise<void>;
+  snapshot(): Snapshot;
+  onEvent(listener: (e: EngineEvent) => void): () => void;
+}
+
+function urlHost(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+/**
+ * Builds the engine both hosts run: store, settings, catalog, proxy and admin API. Throws with
+ * a clear message on an invalid config, an unusable data dir, or an unsafe bind address.
+ */
+export function createEngine(opts: EngineOptions): Engine {
+  const env = opts.env ?? process.env;
+  const clock = opts.clock ?? systemClock;
+  const log = opts.log ?? createStderrLogger();
+  let config: BreakwaterConfig;
+  try {
+    config = validateConfig(opts.config ?? {});
+  } catch (err) {
+    if (err instanceof ValidationError) throw new Error(`invalid config: ${err.message}`);
+    throw err;
+  }
+  const gateway = config.gateway ?? {};
+  const host = opts.host ?? gateway.host ?? DEFAULT_HOST;
+  const requestedPort = opts.port ?? gateway.port ?? DEFAULT_PORT;
+  const apiKeys = gateway.apiKeys ?? [];
+  if (!isLoopbackHost(host) && apiKeys.length === 0) {
+    throw new Error(
+      `refusing to listen on ${host}: a non-loopback address needs gateway.apiKeys in the config, otherwise anyone on the network could use your providers`,
+    );
+  }
+
+  const events = new EventBus((err) => log.error(`event listener failed: ${String(err)}`));
+  const adminToken = loadAdminToken(opts.dataDir, env);
+  const store: Store = openStore(join(opts.dataDir, 'breakwater.db'), {
+    requestLog: { onError: (err) => log.error(`request log: ${String(err)}`) },
+  });
+  let settings: Settings;
+  try {
+    settings = new Settings(store.settings, env, log);
+    try {
+      applyConfig(config, store, settings, log);
+    } catch (err) {
+      throw new Error(`invalid config: ${(err as Error).message}`);
+    }
+  } catch (err) {
+    store.close();
+    throw err;
+  }
+
+  const pools = new UpstreamPools();
+  const loadCatalog = () =>
+    new Catalog(
+      store.providers.list().map((p) => ({
+        ...p,
+        connections: store.connections.list(p.id),
+      })),
+      store.combos.list(),
+      env,
+    );
+  let catalog = loadCatalog();
+  const reload = () => {
+    catalog = loadCatalog();
+    pools.retain(catalog.providers.keys());
+  };
+  const startedAt = clock.now();
+  const inFlightByConnection = new Map<string, number>();
+  let requestsTotal = 0;
+  let errorsTotal = 0;
+  let listenInfo: ListenInfo = { host, port: requestedPort, baseUrl: `http://${urlHost(host)}:${requestedPort}` };
+
+  const admin = new AdminService(store, settings, () => catalog, reload, (e) => events.emit(e), () => clock.now());
+
+  const snapshot = (): Snapshot => ({
+    at: clock.now(),
+    gateway: {
+      version: VERSION,
+      host: listenInfo.host,
+      port: listenInfo.port,
+      baseUrl: listenInfo.baseUrl,
+      startedAt,
+      paused: false,
+      requestsTotal,
+      errorsTotal,
+      inFlight: server.inFlight(),
+    },
+    breakers: [],
+    connections: [...catalog.connections.values()].map((c) => ({
+      id: c.id,
+      provider: c.provider,
+      status: c.enabled ? 'active' : 'disabled',
+      rateLimitedUntil: null,
+      backoffLevel: 0,
+      lastError: null,
+      errorCode: null,
+      inFlight: inFlightByConnection.get(c.id) ?? 0,
+      maxConcurrent: c.maxConcurrent,
+    })),
+    lockouts: [],
+    queues: [],
+    leases: [],
+    sessions: [],
+  });
+
+  const server: GatewayServer = createGatewayServer({
+    host,
+    maxBodyBytes: gateway.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    apiKeys,
+    catalog: () => catalog,
+    startedAt,
+    log,
+    proxy: (req, res, endpoint, body) =>
+      handleProxyRequest(req, res, endpoint, body, {
+        catalog: () => catalog,
+        timeouts: () => ({
+          connectMs: settings.number('timeouts.connectMs'),
+          firstByteMs: settings.number('timeouts.firstByteMs'),
+          idleMs: settings.number('timeouts.idleMs'),
+          totalMs: settings.number('timeouts.totalMs'),
+        }),
+        pools,
+        clock,
+        log,
+        inFlight: inFlightByConnection,
+        record: (entry) => {
+          requestsTotal++;
+          if (entry.status >= 400) errorsTotal++;
+          const id = store.requestLog.append(entry);
+          events.emit({ type: 'request.completed', at: clock.now(), entry: { ...entry, id } });
+        },
+      }),
+    admin: createAdminHandler({
+      service: admin,
+      token: adminToken,
+      maxBodyBytes: gateway.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+      snapshot,
+      health: () => ({ status: 'ok', version: VERSION, uptimeMs: clock.now() - startedAt }),
+      onEvent: (l) => events.on(l),
+      log,
+    }),
+  });
+
+  let stopped: Promise<void> | null = null;
+
+  return {
+    adminToken,
+    admin,
+    async listen() {
+      await new Promise<void>((resolve, reject) => {
+        const onError = (err: Error) => reject(err);
+        server.server.once('error', onError);
+        server.server.listen(requestedPort, host, () => {
+          server.server.off('error', onError);
+          resolve();
+        });
+      });
+      const address = server.server.address();
+      const port = typeof address === 'object' && address ? address.port : requestedPort;
+      listenInfo = { host, port, baseUrl: `http://${urlHost(host)}:${port}` };
+      return listenInfo;
+    },
+    stop(stopOpts = {}) {
+      stopped ??= (async () => {
+        const grace = stopOpts.graceMs ?? gateway.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS;
+        if (server.server.listening) await server.close(grace);
+        await pools.close();
+        store.close();
+      })();
+      return stopped;
+    },
+    snapshot,
+    onEvent: (listener) => events.on(listener),
+  };
+}

@@ -1,0 +1,77 @@
+import type { Dispatcher } from 'undici';
+
+/** How one upstream attempt ended before anything reached the client. */
+export type AttemptFailure =
+  | { kind: 'network'; errorClass: string; message: string }
+  | { kind: 'client_abort' };
+
+const NETWORK_MESSAGES: Record<string, [errorClass: string, message: string]> = {
+  UND_ERR_CONNECT_TIMEOUT: ['timeout_connect', 'connect timed out'],
+  UND_ERR_HEADERS_TIMEOUT: ['timeout_first_byte', 'no response headers before the first-byte timeout'],
+  UND_ERR_BODY_TIMEOUT: ['timeout_idle', 'no data before the idle timeout'],
+  ECONNREFUSED: ['network', 'connection refused'],
+  ECONNRESET: ['network', 'connection reset'],
+  ENOTFOUND: ['network', 'host not found (DNS)'],
+  EAI_AGAIN: ['network', 'DNS lookup failed'],
+  EHOSTUNREACH: ['network', 'host unreachable'],
+  ENETUNREACH: ['network', 'network unreachable'],
+  EPIPE: ['network', 'connection closed while sending'],
+  UND_ERR_SOCKET: ['network', 'connection closed by the upstream'],
+  UND_ERR_CLOSED: ['network', 'connection closed'],
+};
+
+/** Reason an attempt's AbortController was aborted by the gateway itself. */
+export class DeadlineError extends Error {
+  readonly code = 'BW_TOTAL_TIMEOUT';
+  constructor(ms: number) {
+    super(`no complete answer within the total deadline of ${ms} ms`);
+  }
+}
+
+export class ClientAbortError extends Error {
+  readonly code = 'BW_CLIENT_ABORT';
+  constructor() {
+    super('client disconnected');
+  }
+}
+
+function causeOf(err: unknown): { code?: string; message?: string } {
+  let e = err as { code?: string; message?: string; cause?: unknown } | undefined;
+  // undici wraps socket errors; the useful code is on the innermost cause.
+  for (let depth = 0; e && depth < 4; depth++) {
+    if (e.code && e.code in NETWORK_MESSAGES) return e;
+    if (!e.cause) break;
+    e = e.cause as typeof e;
+  }
+  return (err as { code?: string; message?: string }) ?? {};
+}
+
+/** Maps an error thrown by undici (or our own abort reasons) to a class and a safe message. */
+export function classifyAttemptError(err: unknown, signal: AbortSignal): AttemptFailure {
+  const reason = signal.aborted ? signal.reason : undefined;
+  if (reason instanceof ClientAbortError) return { kind: 'client_abort' };
+  if (reason instanceof DeadlineError) {
+    return { kind: 'network', errorClass: 'timeout_total', message: reason.message };
+  }
+  const cause = causeOf(err);
+  const known = cause.code ? NETWORK_MESSAGES[cause.code] : undefined;
+  if (known) return { kind: 'network', errorClass: known[0], message: known[1] };
+  return { kind: 'network', errorClass: 'network', message: cause.message ?? 'upstream request failed' };
+}
+
+/** Reads at most `limit` bytes of a body and discards the rest (error bodies are small). */
+export async function readBounded(body: Dispatcher.ResponseData['body'], limit: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of body) {
+      const buf = chunk as Buffer;
+      if (size < limit) chunks.push(buf.subarray(0, limit - size));
+      size += buf.length;
+      if (size >= limit) break;
+    }
+  } finally {
+    if (!body.destroyed) body.destroy();
+  }
+  return Buffer.concat(chunks);
+}

@@ -1,0 +1,56 @@
+import type { IncomingMessage } from 'node:http';
+
+export class BodyTooLargeError extends Error {
+  constructor(readonly limit: number) {
+    super(`request body exceeds the limit of ${limit} bytes`);
+  }
+}
+
+export class BodyAbortedError extends Error {
+  constructor() {
+    super('client closed the connection while sending the body');
+  }
+}
+
+/**
+ * Reads the whole request body, refusing early (by Content-Length, then by counting) when it
+ * exceeds `limit`, so an oversized upload is never buffered.
+ */
+export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) {
+    return Promise.reject(new BodyTooLargeError(limit));
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    const finish = (err: Error | null) => {
+      if (done) return;
+      done = true;
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+      if (err) reject(err);
+      else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        // Stop reading; the caller answers 413 and closes the connection.
+        req.pause();
+        finish(new BodyTooLargeError(limit));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => finish(null);
+    const onError = (e: Error) => finish(e);
+    const onClose = () => finish(new BodyAbortedError());
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onClose);
+  });
+}

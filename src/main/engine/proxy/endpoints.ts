@@ -1,0 +1,28 @@
+import type { ClientFormat } from '../../../shared/contract';
+
+export interface Endpoint {
+  path: string;
+  format: ClientFormat;
+  /** Counting tokens never streams and never produces content. */
+  countTokens: boolean;
+  /** Human name for error messages. */
+  label: string;
+}
+
+const ENDPOINTS: readonly Endpoint[] = [
+  { path: '/v1/chat/completions', format: 'openai-chat', countTokens: false, label: 'OpenAI Chat Completions' },
+  { path: '/v1/responses', format: 'openai-responses', countTokens: false, label: 'OpenAI Responses' },
+  { path: '/v1/messages', format: 'anthropic', countTokens: false, label: 'Anthropic Messages' },
+  { path: '/v1/messages/count_tokens', format: 'anthropic', countTokens: true, label: 'Anthropic count_tokens' },
+];
+
+const BY_PATH = new Map(ENDPOINTS.map((e) => [e.path, e]));
+
+export function findEndpoint(pathname: string): Endpoint | undefined {
+  return BY_PATH.get(pathname.length > 1 ? pathname.replace(/\/+$/, '') : pathname);
+}
+
+/** Error format for a path that is not an endpoint: Anthropic-looking callers get theirs. */
+export function formatForUnknownPath(pathname: string, anthropicVersion: unknown): ClientFormat {
+  return pathname.startsWith('/v1/messages') || anthropicVersion !== undefined ? 'anthropic' : 'openai-chat';
+}

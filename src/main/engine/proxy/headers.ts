@@ -1,0 +1,64 @@
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
+import type { CatalogProvider } from '../catalog';
+
+// Upstream headers are built from scratch: only these client headers are copied, so the
+// client's own auth, session and lease headers can never leak to a provider.
+const FORWARDED_CLIENT_HEADERS = [
+  'anthropic-version',
+  'anthropic-beta',
+  'openai-organization',
+  'openai-project',
+  'openai-beta',
+  'user-agent',
+] as const;
+
+const DEFAULT_ANTHROPIC_VERSION = '2023-06-01';
+
+export function upstreamHeaders(
+  client: IncomingHttpHeaders,
+  provider: CatalogProvider,
+  secret: string | null,
+  bodyLength: number,
+  stream: boolean,
+): Record<string, string> {
+  const out: Record<string, string> = {
+    'content-type': 'application/json',
+    'content-length': String(bodyLength),
+    accept: stream ? 'text/event-stream' : 'application/json',
+    // Identity keeps streams relayable chunk by chunk and lets usage be read on the way.
+    'accept-encoding': 'identity',
+  };
+  for (const name of FORWARDED_CLIENT_HEADERS) {
+    const v = client[name];
+    if (typeof v === 'string') out[name] = v;
+    else if (Array.isArray(v)) out[name] = v.join(',');
+  }
+  if (provider.format === 'anthropic') {
+    out['anthropic-version'] ??= DEFAULT_ANTHROPIC_VERSION;
+    if (secret) {
+      if (provider.authClass === 'oauth') out.authorization = `Bearer ${secret}`;
+      else out['x-api-key'] = secret;
+    }
+  } else if (secret) {
+    out.authorization = `Bearer ${secret}`;
+  }
+  return out;
+}
+
+const PASSED_BACK_PREFIXES = ['x-ratelimit-', 'anthropic-', 'openai-', 'x-request-id'];
+const PASSED_BACK = new Set(['content-type', 'retry-after', 'request-id', 'x-request-id']);
+
+/**
+ * Provider response headers a client may use (rate-limit state, request ids, Retry-After);
+ * everything else (cookies, hop-by-hop, CDN noise) stays behind.
+ */
+export function clientResponseHeaders(upstream: Record<string, string | string[] | undefined>): OutgoingHttpHeaders {
+  const out: OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(upstream)) {
+    if (value === undefined) continue;
+    if (PASSED_BACK.has(name) || PASSED_BACK_PREFIXES.some((p) => name.startsWith(p))) {
+      out[name] = value;
+    }
+  }
+  return out;
+}

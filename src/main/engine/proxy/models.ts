@@ -1,0 +1,46 @@
+import type { Catalog } from '../catalog';
+
+interface ModelEntry {
+  id: string;
+  ownedBy: string;
+}
+
+/**
+ * Every name a client may put in `model`: combos first (they are what users configure), then
+ * bare models that resolve unambiguously, then the explicit `provider/model` form.
+ */
+export function listModels(catalog: Catalog): ModelEntry[] {
+  const out: ModelEntry[] = [];
+  const seen = new Set<string>();
+  const add = (id: string, ownedBy: string) => {
+    if (!seen.has(id)) {
+      seen.add(id);
+      out.push({ id, ownedBy });
+    }
+  };
+  for (const combo of catalog.combos.values()) add(combo.name, 'breakwater-combo');
+  for (const [model, owners] of catalog.modelOwners) {
+    if (owners.length === 1) add(model, owners[0]!);
+  }
+  for (const p of catalog.providers.values()) {
+    if (!p.enabled) continue;
+    for (const m of p.models) add(`${p.id}/${m}`, p.id);
+  }
+  return out;
+}
+
+export function openAiModelList(entries: ModelEntry[], createdSec: number): unknown {
+  return {
+    object: 'list',
+    data: entries.map((e) => ({ id: e.id, object: 'model', created: createdSec, owned_by: e.ownedBy })),
+  };
+}
+
+export function anthropicModelList(entries: ModelEntry[], createdAt: string): unknown {
+  return {
+    data: entries.map((e) => ({ type: 'model', id: e.id, display_name: e.id, created_at: createdAt })),
+    has_more: false,
+    first_id: entries[0]?.id ?? null,
+    last_id: entries.at(-1)?.id ?? null,
+  };
+}

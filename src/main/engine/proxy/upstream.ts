@@ -1,0 +1,77 @@
+import type { Dispatcher } from 'undici';
+import { Pool } from 'undici';
+import type { UpstreamTimeouts } from '../../../shared/contract';
+import type { CatalogProvider } from '../catalog';
+
+export interface UpstreamCall {
+  provider: CatalogProvider;
+  /** Path appended to the provider's base URL, e.g. `/chat/completions`. */
+  path: string;
+  headers: Record<string, string>;
+  body: Buffer;
+  timeouts: UpstreamTimeouts;
+  signal: AbortSignal;
+}
+
+/**
+ * Keep-alive connection pools, one per provider origin, reused across requests. A provider
+ * whose base URL or connect timeout changes gets a fresh pool; the old one drains.
+ */
+export class UpstreamPools {
+  private readonly pools = new Map<string, { key: string; pool: Pool }>();
+
+  constructor(private readonly connectionsPerOrigin = 128) {}
+
+  private poolFor(provider: CatalogProvider, connectMs: number): Pool {
+    const origin = new URL(provider.baseUrl).origin;
+    const key = `${origin}|${connectMs}`;
+    const existing = this.pools.get(provider.id);
+    if (existing?.key === key) return existing.pool;
+    if (existing) void existing.pool.close().catch(() => {});
+    const pool = new Pool(origin, {
+      connections: this.connectionsPerOrigin,
+      connect: { timeout: connectMs },
+      keepAliveTimeout: 30_000,
+      pipelining: 1,
+    });
+    this.pools.set(provider.id, { key, pool });
+    return pool;
+  }
+
+  request(call: UpstreamCall): Promise<Dispatcher.ResponseData> {
+    const base = new URL(call.provider.baseUrl);
+    const prefix = base.pathname.replace(/\/+$/, '');
+    return this.poolFor(call.provider, call.timeouts.connectMs).request({
+      method: 'POST',
+      path: `${prefix}${call.path}`,
+      headers: call.headers,
+      body: call.body,
+      signal: call.signal,
+      headersTimeout: call.timeouts.firstByteMs,
+      bodyTimeout: call.timeouts.idleMs,
+    });
+  }
+
+  /** Drops pools of providers that no longer exist. */
+  retain(providerIds: Iterable<string>): void {
+    const keep = new Set(providerIds);
+    for (const [id, entry] of this.pools) {
+      if (!keep.has(id)) {
+        this.pools.delete(id);
+        void entry.pool.close().catch(() => {});
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    const pools = [...this.pools.values()];
+    this.pools.clear();
+    await Promise.all(pools.map((p) => p.pool.destroy().catch(() => {})));
+  }
+}
+
+/** Path a provider of the given format serves each client endpoint at. */
+export function upstreamPath(providerFormat: 'openai' | 'anthropic', endpoint: string): string {
+  if (providerFormat === 'anthropic') return endpoint; // `/v1/messages`, `/v1/messages/count_tokens`
+  return endpoint.replace(/^\/v1/, ''); // baseUrl already ends in /v1
+}

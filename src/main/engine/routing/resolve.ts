@@ -1,0 +1,115 @@
+import type { ClientFormat, ProviderFormat } from '../../../shared/contract';
+import type { Catalog, CatalogConnection, CatalogProvider } from '../catalog';
+import { parseTargetRef } from '../config/validate';
+
+/** One thing routing may try: a provider's model, optionally pinned to one connection. */
+export interface Target {
+  label: string;
+  provider: CatalogProvider;
+  model: string;
+  pinnedConnection: string | null;
+}
+
+/** A target bound to one connection: the unit the pipeline dispatches. */
+export interface Candidate {
+  target: Target;
+  connection: CatalogConnection;
+}
+
+export type Resolution =
+  | { kind: 'targets'; combo: string | null; targets: Target[] }
+  | { kind: 'not_found'; lookedIn: string[] }
+  | { kind: 'ambiguous'; providers: string[] };
+
+export function providerFormatFor(client: ClientFormat): ProviderFormat {
+  return client === 'anthropic' ? 'anthropic' : 'openai';
+}
+
+function targetOf(catalog: Catalog, ref: string): Target | null {
+  const parsed = parseTargetRef(ref);
+  if (!parsed) return null;
+  const provider = catalog.providers.get(parsed.provider);
+  if (!provider) return null;
+  return {
+    label: `${provider.id}/${parsed.model}`,
+    provider,
+    model: parsed.model,
+    pinnedConnection: parsed.connection,
+  };
+}
+
+/**
+ * A request's `model` names, in this order: a combo, `provider/model`, or a bare model that
+ * exactly one enabled provider lists. Models may themselves contain "/" (e.g. OpenRouter's
+ * `meta-llama/llama-3`), so a prefix that is not a provider id falls through to the bare lookup.
+ */
+export function resolveModel(catalog: Catalog, model: string): Resolution {
+  const combo = catalog.combos.get(model);
+  if (combo) {
+    const targets = combo.targets
+      .map((t) => targetOf(catalog, t))
+      .filter((t): t is Target => t !== null);
+    return { kind: 'targets', combo: combo.name, targets };
+  }
+  const slash = model.indexOf('/');
+  if (slash > 0) {
+    const provider = catalog.providers.get(model.slice(0, slash));
+    if (provider) {
+      const direct = targetOf(catalog, model);
+      if (direct) return { kind: 'targets', combo: null, targets: [direct] };
+    }
+  }
+  const owners = catalog.modelOwners.get(model) ?? [];
+  if (owners.length > 1) return { kind: 'ambiguous', providers: owners };
+  const owner = owners[0] ? catalog.providers.get(owners[0]) : undefined;
+  if (owner) {
+    return {
+      kind: 'targets',
+      combo: null,
+      targets: [{ label: `${owner.id}/${model}`, provider: owner, model, pinnedConnection: null }],
+    };
+  }
+  return {
+    kind: 'not_found',
+    lookedIn: [
+      `combos (${[...catalog.combos.keys()].join(', ') || 'none'})`,
+      `provider/model (providers: ${[...catalog.providers.keys()].join(', ') || 'none'})`,
+      'models listed by enabled providers',
+    ],
+  };
+}
+
+/** Why a target could not produce any candidate (used for `no_executable_targets`). */
+export interface Unexecutable {
+  target: string;
+  reason: string;
+}
+
+/** Expands targets into (target, connection) candidates in priority order. */
+export function expandCandidates(targets: Target[]): {
+  candidates: Candidate[];
+  unexecutable: Unexecutable[];
+} {
+  const candidates: Candidate[] = [];
+  const unexecutable: Unexecutable[] = [];
+  for (const target of targets) {
+    if (!target.provider.enabled) {
+      unexecutable.push({ target: target.label, reason: 'provider is disabled' });
+      continue;
+    }
+    const conns = target.provider.connections.filter(
+      (c) => c.enabled && (target.pinnedConnection === null || c.id === target.pinnedConnection),
+    );
+    if (conns.length === 0) {
+      unexecutable.push({
+        target: target.label,
+        reason: target.pinnedConnection
+          ? `connection ${target.pinnedConnection} is missing or disabled`
+          : 'provider has no enabled connection',
+      });
+      continue;
+    }
+    for (const connection of conns) candidates.push({ target, connection });
+  }
+  return { candidates, unexecutable };
+}

@@ -1,0 +1,65 @@
+// The store: one SQLite file, its repositories and the request log.
+
+import { type ComboRepo, createComboRepo } from './combos';
+import { type ConnectionRepo, createConnectionRepo } from './connections';
+import { type Db, openDatabase } from './database';
+import { createProviderRepo, type ProviderRepo } from './providers';
+import { createRequestLog, type RequestLog, type RequestLogOptions } from './request-log';
+import { createSettingsRepo, type SettingsRepo } from './settings';
+
+export interface StoreOptions {
+  requestLog?: RequestLogOptions;
+}
+
+export interface Store {
+  db: Db;
+  providers: ProviderRepo;
+  connections: ConnectionRepo;
+  combos: ComboRepo;
+  settings: SettingsRepo;
+  requestLog: RequestLog;
+  /** Flushes the request log, then closes the database. Safe to call more than once. */
+  close(): void;
+}
+
+export function openStore(file: string, opts: StoreOptions = {}): Store {
+  const db = openDatabase(file);
+  try {
+    const requestLog = createRequestLog(db, opts.requestLog);
+    let closed = false;
+    return {
+      db,
+      providers: createProviderRepo(db),
+      connections: createConnectionRepo(db),
+      combos: createComboRepo(db),
+      settings: createSettingsRepo(db),
+      requestLog,
+      close() {
+        if (closed) return;
+        closed = true;
+        try {
+          requestLog.close();
+        } finally {
+          if (db.open) db.close();
+        }
+      },
+    };
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+}
+
+export type { ComboRecord, ComboRepo } from './combos';
+export type { ConnectionRecord, ConnectionRepo } from './connections';
+export { type Db, openDatabase } from './database';
+export {
+  LATEST_SCHEMA_VERSION,
+  type Migration,
+  migrate,
+  migrations,
+  NewerSchemaError,
+} from './migrations';
+export type { ProviderRecord, ProviderRepo } from './providers';
+export type { RecentQuery, RequestLog, RequestLogOptions, RequestLogStats } from './request-log';
+export type { SettingsRepo } from './settings';

@@ -1,0 +1,167 @@
+// Numbered, forward-only schema migrations tracked with `PRAGMA user_version`.
+// Never edit a migration that has shipped: append a new one with the next version.
+
+import type { Db } from './database';
+
+export interface Migration {
+  version: number;
+  name: string;
+  up: string;
+}
+
+export const migrations: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'initial schema',
+    up: `
+      CREATE TABLE providers (
+        id TEXT PRIMARY KEY,
+        format TEXT NOT NULL,
+        base_url TEXT NOT NULL,
+        auth_class TEXT NOT NULL,
+        models TEXT NOT NULL,
+        timeouts TEXT NOT NULL DEFAULT '{}',
+        enabled INTEGER NOT NULL DEFAULT 1,
+        position INTEGER NOT NULL DEFAULT 0,
+        created_at INTEGER,
+        updated_at INTEGER
+      );
+
+      CREATE TABLE connections (
+        id TEXT PRIMARY KEY,
+        provider_id TEXT NOT NULL REFERENCES providers(id) ON DELETE CASCADE,
+        api_key TEXT,
+        api_key_env TEXT,
+        max_concurrent INTEGER,
+        enabled INTEGER NOT NULL DEFAULT 1,
+        position INTEGER NOT NULL DEFAULT 0,
+        created_at INTEGER,
+        updated_at INTEGER
+      );
+      CREATE INDEX connections_provider_id ON connections(provider_id);
+
+      CREATE TABLE combos (
+        name TEXT PRIMARY KEY,
+        strategy TEXT NOT NULL,
+        targets TEXT NOT NULL,
+        position INTEGER NOT NULL DEFAULT 0,
+        created_at INTEGER,
+        updated_at INTEGER
+      );
+
+      CREATE TABLE settings (
+        key TEXT PRIMARY KEY,
+        value TEXT NOT NULL,
+        updated_at INTEGER
+      );
+
+      CREATE TABLE request_log (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        at INTEGER NOT NULL,
+        client_format TEXT,
+        model_requested TEXT,
+        target TEXT,
+        provider TEXT,
+        connection TEXT,
+        status INTEGER,
+        latency_ms INTEGER,
+        ttfb_ms INTEGER,
+        stream INTEGER,
+        bytes_in INTEGER,
+        bytes_out INTEGER,
+        input_tokens INTEGER,
+        output_tokens INTEGER,
+        cached_tokens INTEGER,
+        error_class TEXT,
+        error_message TEXT,
+        decision TEXT,
+        egress_ip TEXT
+      );
+      CREATE INDEX request_log_at ON request_log(at);
+      CREATE INDEX request_log_connection_at ON request_log(connection, at);
+    `,
+  },
+];
+
+/** Highest schema version this build knows how to read and write. */
+export const LATEST_SCHEMA_VERSION = latestVersion(migrations);
+
+/** Thrown when the database file was written by a newer Breakwater than this one. */
+export class NewerSchemaError extends Error {
+  readonly code = 'BW_SCHEMA_TOO_NEW';
+
+  constructor(
+    readonly file: string,
+    readonly found: number,
+    readonly known: number,
+  ) {
+    super(
+      `The database at ${file} was written by a newer Breakwater (schema v${found}; ` +
+        `this version knows up to v${known}). Upgrade Breakwater, or point --data-dir ` +
+        'elsewhere to start with a separate database.',
+    );
+    this.name = 'NewerSchemaError';
+  }
+}
+
+export function getSchemaVersion(db: Db): number {
+  const value = db.pragma('user_version', { simple: true });
+  return typeof value === 'number' ? value : Number(value);
+}
+
+/** Fails with a clear message when the file's schema is newer than this build knows. */
+export function assertSchemaSupported(
+  db: Db,
+  file: string = db.name,
+  list: readonly Migration[] = migrations,
+): void {
+  const found = getSchemaVersion(db);
+  const known = latestVersion(list);
+  if (found > known) throw new NewerSchemaError(file, found, known);
+}
+
+/**
+ * Brings the schema up to date. Each pending migration runs in its own IMMEDIATE transaction
+ * together with its `user_version` bump, so a crash leaves the file at a whole version, and two
+ * processes opening the same fresh file do not both apply the same migration.
+ * Returns the versions that were applied.
+ */
+export function migrate(
+  db: Db,
+  list: readonly Migration[] = migrations,
+  file: string = db.name,
+): number[] {
+  validate(list);
+  assertSchemaSupported(db, file, list);
+  const applied: number[] = [];
+  for (const migration of list) {
+    if (getSchemaVersion(db) >= migration.version) continue;
+    const apply = db.transaction(() => {
+      const current = getSchemaVersion(db);
+      if (current > latestVersion(list))
+        throw new NewerSchemaError(file, current, latestVersion(list));
+      if (current >= migration.version) return false;
+      db.exec(migration.up);
+      db.pragma(`user_version = ${migration.version}`);
+      return true;
+    });
+    if (apply.immediate()) applied.push(migration.version);
+  }
+  return applied;
+}
+
+function latestVersion(list: readonly Migration[]): number {
+  return list.reduce((max, m) => Math.max(max, m.version), 0);
+}
+
+function validate(list: readonly Migration[]): void {
+  let previous = 0;
+  for (const m of list) {
+    if (!Number.isSafeInteger(m.version) || m.version <= previous) {
+      throw new Error(
+        `Migrations must have increasing positive integer versions (found v${m.version} "${m.name}" after v${previous})`,
+      );
+    }
+    previous = m.version;
+  }
+}

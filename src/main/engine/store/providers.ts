@@ -1,0 +1,97 @@
+// Repository for configured providers (without their connections; see connections.ts).
+
+import type { AuthClass, ProviderFormat, UpstreamTimeouts } from '../../../shared/contract';
+import type { Db } from './database';
+import { parseObject, parseStringArray } from './json';
+
+export interface ProviderRecord {
+  id: string;
+  format: ProviderFormat;
+  baseUrl: string;
+  authClass: AuthClass;
+  models: string[];
+  timeouts: Partial<UpstreamTimeouts>;
+  enabled: boolean;
+  position: number;
+}
+
+export interface ProviderRepo {
+  /** Ordered by position, then id. */
+  list(): ProviderRecord[];
+  get(id: string): ProviderRecord | undefined;
+  /** Inserts or replaces; `created_at` of an existing row is kept. */
+  upsert(rec: ProviderRecord): void;
+  /** Also deletes the provider's connections (ON DELETE CASCADE). */
+  remove(id: string): boolean;
+}
+
+interface ProviderRow {
+  id: string;
+  format: string;
+  base_url: string;
+  auth_class: string;
+  models: string;
+  timeouts: string;
+  enabled: number;
+  position: number;
+}
+
+const COLUMNS = 'id, format, base_url, auth_class, models, timeouts, enabled, position';
+
+export function createProviderRepo(db: Db, now: () => number = Date.now): ProviderRepo {
+  const listStmt = db.prepare<[], ProviderRow>(
+    `SELECT ${COLUMNS} FROM providers ORDER BY position, id`,
+  );
+  const getStmt = db.prepare<[string], ProviderRow>(
+    `SELECT ${COLUMNS} FROM providers WHERE id = ?`,
+  );
+  const upsertStmt = db.prepare(
+    `INSERT INTO providers (${COLUMNS}, created_at, updated_at)
+     VALUES (@id, @format, @baseUrl, @authClass, @models, @timeouts, @enabled, @position, @now, @now)
+     ON CONFLICT(id) DO UPDATE SET
+       format = excluded.format,
+       base_url = excluded.base_url,
+       auth_class = excluded.auth_class,
+       models = excluded.models,
+       timeouts = excluded.timeouts,
+       enabled = excluded.enabled,
+       position = excluded.position,
+       updated_at = excluded.updated_at`,
+  );
+  const removeStmt = db.prepare<[string]>('DELETE FROM providers WHERE id = ?');
+
+  return {
+    list: () => listStmt.all().map(fromRow),
+    get: (id) => {
+      const row = getStmt.get(id);
+      return row ? fromRow(row) : undefined;
+    },
+    upsert: (rec) => {
+      upsertStmt.run({
+        id: rec.id,
+        format: rec.format,
+        baseUrl: rec.baseUrl,
+        authClass: rec.authClass,
+        models: JSON.stringify(rec.models ?? []),
+        timeouts: JSON.stringify(rec.timeouts ?? {}),
+        enabled: rec.enabled === false ? 0 : 1,
+        position: Number.isFinite(rec.position) ? Math.trunc(rec.position) : 0,
+        now: now(),
+      });
+    },
+    remove: (id) => removeStmt.run(id).changes > 0,
+  };
+}
+
+function fromRow(row: ProviderRow): ProviderRecord {
+  return {
+    id: row.id,
+    format: row.format as ProviderFormat,
+    baseUrl: row.base_url,
+    authClass: row.auth_class as AuthClass,
+    models: parseStringArray(row.models),
+    timeouts: parseObject<Partial<UpstreamTimeouts>>(row.timeouts),
+    enabled: row.enabled !== 0,
+    position: row.position,
+  };
+}

@@ -1,0 +1,110 @@
+import { type IpcMainInvokeEvent, ipcMain, type WebContents } from 'electron';
+import type { EngineEvent } from '../../shared/contract';
+import {
+  EVENT_BATCH_MS,
+  IpcChannel,
+  type IpcInvokeMap,
+  type IpcPushMap,
+  type StartupError,
+} from '../../shared/ipc';
+import type { Engine } from '../engine/engine';
+import { createEventBatcher, isAppUrl } from './decisions';
+
+/** Largest batch pushed at once; older events beyond it are dropped (the renderer refetches). */
+const MAX_EVENTS_PER_BATCH = 1000;
+
+export interface IpcTarget {
+  webContents: WebContents;
+  appUrl: string;
+}
+
+export interface IpcContext {
+  /** The app window's contents and URL, when the window exists. */
+  target(): IpcTarget | null;
+  /** The engine, when it could be created. */
+  engine(): Engine | null;
+  /** Resolves once startup has settled: null when the gateway listens, else why it does not. */
+  startupError(): Promise<StartupError | null>;
+}
+
+type InvokeChannel = keyof IpcInvokeMap;
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** Only the app's own top-level page, in the app's own window, may call the main process. */
+function isTrustedSender(event: IpcMainInvokeEvent, target: IpcTarget | null): boolean {
+  if (!target || target.webContents.isDestroyed() || event.sender !== target.webContents) {
+    return false;
+  }
+  const frame = event.senderFrame;
+  if (!frame || frame.parent !== null) return false;
+  return isAppUrl(frame.url, target.appUrl);
+}
+
+/** Registers the invoke handlers; returns a function removing them. */
+export function registerIpcHandlers(ctx: IpcContext): () => void {
+  const handle = <C extends InvokeChannel>(
+    channel: C,
+    run: () => Promise<IpcInvokeMap[C]> | IpcInvokeMap[C],
+  ): void => {
+    ipcMain.handle(channel, async (event): Promise<IpcInvokeMap[C]> => {
+      if (!isTrustedSender(event, ctx.target())) {
+        return {
+          ok: false,
+          error: 'refused: sender is not the Breakwater window',
+        } as IpcInvokeMap[C];
+      }
+      try {
+        return await run();
+      } catch (err) {
+        return { ok: false, error: errorText(err) } as IpcInvokeMap[C];
+      }
+    });
+  };
+
+  handle(IpcChannel.getSnapshot, async () => {
+    const engine = ctx.engine();
+    if (!engine) {
+      const startup = await ctx.startupError();
+      return { ok: false, error: startup?.message ?? 'the gateway engine is not running' };
+    }
+    return { ok: true, data: engine.snapshot() };
+  });
+
+  handle(IpcChannel.getStartupError, async () => ({ ok: true, data: await ctx.startupError() }));
+
+  return () => {
+    for (const channel of [IpcChannel.getSnapshot, IpcChannel.getStartupError]) {
+      ipcMain.removeHandler(channel);
+    }
+  };
+}
+
+function push<C extends keyof IpcPushMap>(
+  target: IpcTarget | null,
+  channel: C,
+  payload: IpcPushMap[C],
+): void {
+  if (!target || target.webContents.isDestroyed()) return;
+  target.webContents.send(channel, payload);
+}
+
+/**
+ * Forwards engine events to the window, batched: at most one message per EVENT_BATCH_MS, so an
+ * event storm cannot flood the renderer. Returns a function that unsubscribes and flushes.
+ */
+export function forwardEngineEvents(engine: Engine, target: () => IpcTarget | null): () => void {
+  const batcher = createEventBatcher<EngineEvent>({
+    intervalMs: EVENT_BATCH_MS,
+    maxBatch: MAX_EVENTS_PER_BATCH,
+    send: (batch) => push(target(), IpcChannel.events, batch),
+  });
+  const unsubscribe = engine.onEvent((event) => batcher.push(event));
+  return () => {
+    unsubscribe();
+    batcher.flush();
+    batcher.dispose();
+  };
+}
