@@ -52,12 +52,14 @@ function lastLine(text) {
 
 /** { binary } when Electron can start here, else { reason }. */
 function findElectron() {
-  if (needsDisplay() && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) {
-    return { reason: 'no display: neither DISPLAY nor WAYLAND_DISPLAY is set' };
-  }
   const dir = electronPackageDir();
+  const installed = dir ? installedBinary(dir) : null;
+  if (needsDisplay() && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) {
+    // No point downloading a binary that could not open a window anyway.
+    const also = installed ? '' : '; the Electron binary is not installed either';
+    return { reason: `no display: neither DISPLAY nor WAYLAND_DISPLAY is set${also}` };
+  }
   if (!dir) return { reason: 'the electron package is not installed' };
-  const installed = installedBinary(dir);
   if (installed) return { binary: installed };
 
   say(

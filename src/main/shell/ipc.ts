@@ -35,7 +35,7 @@ function errorText(err: unknown): string {
 
 /** Only the app's own top-level page, in the app's own window, may call the main process. */
 function isTrustedSender(event: IpcMainInvokeEvent, target: IpcTarget | null): boolean {
-  if (!target || target.webContents.isDestroyed() || event.sender !== target.webContents) {
+  if (!target || target.webContents.isDestroyed() || event.sender.id !== target.webContents.id) {
     return false;
   }
   const frame = event.senderFrame;
