@@ -1,10 +1,9 @@
 // Headless entry: `breakwater serve` and `breakwater status`. Plain Node, no Electron.
 import { readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Snapshot } from '../shared/contract';
 import { adminTokenPath } from './engine/admin/token';
+import { defaultDataDir } from './engine/data-dir';
 import { createEngine, DEFAULT_HOST, DEFAULT_PORT, loadConfigFile } from './engine/engine';
 import { createStderrLogger, type LogLevel } from './engine/logger';
 import { VERSION } from './engine/version';
@@ -24,14 +23,6 @@ Usage:
 
 Environment: BREAKWATER_ADMIN_TOKEN sets the admin token instead of <data-dir>/admin-token.`;
 
-/** Where the OS keeps per-user app config; the desktop app uses the same place. */
-function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.BREAKWATER_DATA_DIR) return env.BREAKWATER_DATA_DIR;
-  if (process.platform === 'darwin') return join(homedir(), 'Library', 'Application Support', 'Breakwater');
-  if (process.platform === 'win32') return join(env.APPDATA ?? join(homedir(), 'AppData', 'Roaming'), 'Breakwater');
-  return join(env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), 'breakwater');
-}
-
 function fail(message: string): never {
   process.stderr.write(`breakwater: ${message}\n`);
   process.exit(2);
@@ -40,7 +31,8 @@ function fail(message: string): never {
 function parsePort(raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0 || n > 65_535) fail(`--port must be an integer 0-65535 (got "${raw}")`);
+  if (!Number.isInteger(n) || n < 0 || n > 65_535)
+    fail(`--port must be an integer 0-65535 (got "${raw}")`);
   return n;
 }
 
@@ -79,13 +71,21 @@ async function serve(args: string[]): Promise<void> {
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     await engine.stop({ graceMs: 0 });
-    if (e.code === 'EADDRINUSE') fail(`port ${port ?? DEFAULT_PORT} is already in use; pick another with --port, or stop the other instance`);
-    if (e.code === 'EACCES') fail(`not allowed to bind ${values.host ?? DEFAULT_HOST}:${port ?? DEFAULT_PORT}`);
+    if (e.code === 'EADDRINUSE')
+      fail(
+        `port ${port ?? DEFAULT_PORT} is already in use; pick another with --port, or stop the other instance`,
+      );
+    if (e.code === 'EACCES')
+      fail(`not allowed to bind ${values.host ?? DEFAULT_HOST}:${port ?? DEFAULT_PORT}`);
     fail(`cannot listen: ${e.message}`);
   }
   process.stdout.write(`Breakwater listening on ${info.baseUrl}\n`);
-  log.info(`data dir ${dataDir}; admin token in ${process.env.BREAKWATER_ADMIN_TOKEN ? 'BREAKWATER_ADMIN_TOKEN' : adminTokenPath(dataDir)}`);
-  log.info(`point agents at it: ANTHROPIC_BASE_URL=${info.baseUrl}  OPENAI_BASE_URL=${info.baseUrl}/v1`);
+  log.info(
+    `data dir ${dataDir}; admin token in ${process.env.BREAKWATER_ADMIN_TOKEN ? 'BREAKWATER_ADMIN_TOKEN' : adminTokenPath(dataDir)}`,
+  );
+  log.info(
+    `point agents at it: ANTHROPIC_BASE_URL=${info.baseUrl}  OPENAI_BASE_URL=${info.baseUrl}/v1`,
+  );
 
   let stopping = false;
   const shutdown = (signal: string) => {
@@ -106,8 +106,8 @@ async function serve(args: string[]): Promise<void> {
         process.exit(1);
       });
   };
-  process.on('SIGINT', () => shutdown('SIGINT'));
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
+    process.on(signal, () => shutdown(signal));
 }
 
 function formatSnapshot(s: Snapshot): string {
@@ -119,10 +119,14 @@ function formatSnapshot(s: Snapshot): string {
     lines.push(`${title}:`);
     lines.push(...(rows.length > 0 ? rows.map((r) => `  ${r}`) : ['  (none)']));
   };
-  const left = (until: number | null) => (until && until > s.at ? ` (${Math.ceil((until - s.at) / 1000)} s left)` : '');
+  const left = (until: number | null) =>
+    until && until > s.at ? ` (${Math.ceil((until - s.at) / 1000)} s left)` : '';
   section(
     'Breakers',
-    s.breakers.map((b) => `${b.provider}: ${b.state}, failures ${b.failureCount}${b.retryAfterMs > 0 ? `, retry in ${Math.ceil(b.retryAfterMs / 1000)} s` : ''}`),
+    s.breakers.map(
+      (b) =>
+        `${b.provider}: ${b.state}, failures ${b.failureCount}${b.retryAfterMs > 0 ? `, retry in ${Math.ceil(b.retryAfterMs / 1000)} s` : ''}`,
+    ),
   );
   section(
     'Connections',
@@ -131,9 +135,26 @@ function formatSnapshot(s: Snapshot): string {
         `${c.provider}/${c.id}: ${c.status}${left(c.rateLimitedUntil)}, in flight ${c.inFlight}${c.maxConcurrent ? `/${c.maxConcurrent}` : ''}${c.lastError ? `, last error: ${c.lastError}` : ''}`,
     ),
   );
-  section('Lockouts', s.lockouts.map((l) => `${l.provider}/${l.connection}/${l.model} (${l.scope}): ${l.reason}${left(l.expiresAt)}`));
-  section('Queues', s.queues.map((q) => `${q.provider}/${q.connection}: running ${q.running}, queued ${q.queued}, rejected ${q.rejected}`));
-  section('Leases', s.leases.map((l) => `${l.connection}: ${l.state} generation ${l.generation}${left(l.expiresAt)}`));
+  section(
+    'Lockouts',
+    s.lockouts.map(
+      (l) =>
+        `${l.provider}/${l.connection}/${l.model} (${l.scope}): ${l.reason}${left(l.expiresAt)}`,
+    ),
+  );
+  section(
+    'Queues',
+    s.queues.map(
+      (q) =>
+        `${q.provider}/${q.connection}: running ${q.running}, queued ${q.queued}, rejected ${q.rejected}`,
+    ),
+  );
+  section(
+    'Leases',
+    s.leases.map(
+      (l) => `${l.connection}: ${l.state} generation ${l.generation}${left(l.expiresAt)}`,
+    ),
+  );
   return `${lines.join('\n')}\n`;
 }
 
@@ -150,7 +171,9 @@ async function status(args: string[]): Promise<void> {
     try {
       token = readFileSync(file, 'utf8').trim();
     } catch {
-      fail(`no admin token: set BREAKWATER_ADMIN_TOKEN or pass the --data-dir of the running instance (looked for ${file})`);
+      fail(
+        `no admin token: set BREAKWATER_ADMIN_TOKEN or pass the --data-dir of the running instance (looked for ${file})`,
+      );
     }
   }
   let res: Response;

@@ -257,7 +257,10 @@ interface EventBase {
 
 export type EngineEvent =
   | (EventBase & { type: 'request.completed'; entry: RequestLogEntry })
-  | (EventBase & { type: 'config.changed'; what: 'providers' | 'connections' | 'combos' | 'settings' })
+  | (EventBase & {
+      type: 'config.changed';
+      what: 'providers' | 'connections' | 'combos' | 'settings';
+    })
   | (EventBase & { type: 'gateway.paused' | 'gateway.resumed' })
   | (EventBase & {
       type: 'breaker.transition';

@@ -1,7 +1,16 @@
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EngineEvent, Snapshot } from '../../src/shared/contract';
-import { ANTHROPIC_KEY, eventually, OPENAI_KEY, OPENAI_KEY_2, startGateway, type TestGateway } from '../support/gateway';
+import {
+  ANTHROPIC_KEY,
+  eventually,
+  OPENAI_KEY,
+  OPENAI_KEY_2,
+  startGateway,
+  type TestGateway,
+} from '../support/gateway';
 
 let gw: TestGateway;
 const SECRETS = [OPENAI_KEY, OPENAI_KEY_2, ANTHROPIC_KEY];
@@ -18,10 +27,20 @@ function expectNoSecrets(text: string): void {
 describe('admin API authentication', () => {
   it('refuses requests without the admin token and serves /api/health publicly', async () => {
     expect((await fetch(`${gw.url}/api/state`)).status).toBe(401);
-    expect((await fetch(`${gw.url}/api/state`, { headers: { authorization: 'Bearer wrong' } })).status).toBe(401);
+    expect(
+      (await fetch(`${gw.url}/api/state`, { headers: { authorization: 'Bearer wrong' } })).status,
+    ).toBe(401);
     const health = await fetch(`${gw.url}/api/health`);
     expect(health.status).toBe(200);
     expect(await health.json()).toMatchObject({ status: 'ok' });
+  });
+});
+
+describe('the data dir holds secrets', () => {
+  it('is private to its owner: directory 0700, database and admin token 0600', () => {
+    expect(statSync(gw.dataDir).mode & 0o777).toBe(0o700);
+    expect(statSync(join(gw.dataDir, 'breakwater.db')).mode & 0o777).toBe(0o600);
+    expect(statSync(join(gw.dataDir, 'admin-token')).mode & 0o777).toBe(0o600);
   });
 });
 
@@ -61,9 +80,14 @@ describe('CRUD for providers, connections, combos and settings', () => {
 
   it('routes to a provider added at run time without restart', async () => {
     const openai = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'x', maxRetries: 0 });
-    const res = await openai.chat.completions.create({ model: 'llama-local', messages: [{ role: 'user', content: 'hi' }] });
+    const res = await openai.chat.completions.create({
+      model: 'llama-local',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect(res.choices[0]?.message.content).toBeTruthy();
-    expect(gw.backup.requests.at(-1)!.headers.authorization).toBe('Bearer sk-local-secret-0123456789');
+    expect(gw.backup.requests.at(-1)!.headers.authorization).toBe(
+      'Bearer sk-local-secret-0123456789',
+    );
   });
 
   it('adds a connection to a provider, then deletes it', async () => {
@@ -72,7 +96,12 @@ describe('CRUD for providers, connections, combos and settings', () => {
       body: JSON.stringify({ id: 'local-2', apiKeyEnv: 'LOCAL_KEY_UNSET', maxConcurrent: 2 }),
     });
     expect(add.status).toBe(201);
-    expect(await add.json()).toMatchObject({ id: 'local-2', hasSecret: false, maxConcurrent: 2, apiKeyEnv: 'LOCAL_KEY_UNSET' });
+    expect(await add.json()).toMatchObject({
+      id: 'local-2',
+      hasSecret: false,
+      maxConcurrent: 2,
+      apiKeyEnv: 'LOCAL_KEY_UNSET',
+    });
     expect((await gw.admin('/api/connections/local-2', { method: 'DELETE' })).status).toBe(200);
     expect((await gw.admin('/api/connections/local-2', { method: 'DELETE' })).status).toBe(404);
   });
@@ -83,16 +112,26 @@ describe('CRUD for providers, connections, combos and settings', () => {
       body: JSON.stringify({ id: 'x', format: 'openai', baseUrl: 'ftp://nope', models: [] }),
     });
     expect(bad.status).toBe(400);
-    expect(await bad.json()).toMatchObject({ error: { code: 'invalid_field', field: 'provider.baseUrl' } });
+    expect(await bad.json()).toMatchObject({
+      error: { code: 'invalid_field', field: 'provider.baseUrl' },
+    });
     const combo = await gw.admin('/api/combos', {
       method: 'POST',
       body: JSON.stringify({ name: 'broken', strategy: 'priority', targets: ['ghost/model'] }),
     });
     expect(combo.status).toBe(400);
     expect((await combo.json()).error.message).toContain('provider "ghost" does not exist');
-    const notJson = await gw.admin('/api/combos', { method: 'POST', body: '{', headers: { 'content-type': 'application/json' } });
+    const notJson = await gw.admin('/api/combos', {
+      method: 'POST',
+      body: '{',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(notJson.status).toBe(400);
-    const wrongType = await gw.admin('/api/combos', { method: 'POST', body: '{}', headers: { 'content-type': 'text/plain' } });
+    const wrongType = await gw.admin('/api/combos', {
+      method: 'POST',
+      body: '{}',
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(wrongType.status).toBe(415);
   });
 
@@ -106,9 +145,16 @@ describe('CRUD for providers, connections, combos and settings', () => {
       method: 'PUT',
       body: JSON.stringify({ strategy: 'priority', targets: ['oa/gpt-test', 'local/llama-local'] }),
     });
-    expect(await replaced.json()).toMatchObject({ name: 'fast', targets: ['oa/gpt-test', 'local/llama-local'] });
+    expect(await replaced.json()).toMatchObject({
+      name: 'fast',
+      targets: ['oa/gpt-test', 'local/llama-local'],
+    });
     expect((await gw.admin('/api/combos/fast', { method: 'DELETE' })).status).toBe(200);
-    expect(((await (await gw.admin('/api/combos')).json()) as Array<{ name: string }>).map((c) => c.name)).not.toContain('fast');
+    expect(
+      ((await (await gw.admin('/api/combos')).json()) as Array<{ name: string }>).map(
+        (c) => c.name,
+      ),
+    ).not.toContain('fast');
   });
 
   it('validates settings, rejects out-of-range values whole, and reports the source', async () => {
@@ -118,12 +164,28 @@ describe('CRUD for providers, connections, combos and settings', () => {
     });
     expect(bad.status).toBe(400);
     expect((await bad.json()).error.field).toBe('timeouts.idleMs');
-    const unchanged = (await (await gw.admin('/api/settings')).json()) as Array<{ key: string; value: unknown; source: string }>;
-    expect(unchanged.find((s) => s.key === 'timeouts.connectMs')).toMatchObject({ value: 10_000, source: 'default' });
-    const ok = await gw.admin('/api/settings', { method: 'PATCH', body: JSON.stringify({ 'timeouts.connectMs': 2000 }) });
+    const unchanged = (await (await gw.admin('/api/settings')).json()) as Array<{
+      key: string;
+      value: unknown;
+      source: string;
+    }>;
+    expect(unchanged.find((s) => s.key === 'timeouts.connectMs')).toMatchObject({
+      value: 10_000,
+      source: 'default',
+    });
+    const ok = await gw.admin('/api/settings', {
+      method: 'PATCH',
+      body: JSON.stringify({ 'timeouts.connectMs': 2000 }),
+    });
     const after = (await ok.json()) as Array<{ key: string; value: unknown; source: string }>;
-    expect(after.find((s) => s.key === 'timeouts.connectMs')).toMatchObject({ value: 2000, source: 'saved' });
-    expect((await gw.admin('/api/settings', { method: 'PATCH', body: JSON.stringify({ nope: 1 }) })).status).toBe(400);
+    expect(after.find((s) => s.key === 'timeouts.connectMs')).toMatchObject({
+      value: 2000,
+      source: 'saved',
+    });
+    expect(
+      (await gw.admin('/api/settings', { method: 'PATCH', body: JSON.stringify({ nope: 1 }) }))
+        .status,
+    ).toBe(400);
   });
 });
 
@@ -160,7 +222,10 @@ describe('GET /api/events', () => {
     controller.abort();
     const completed = events.find((e) => e.startsWith('event: request.completed'))!;
     const event = JSON.parse(completed.slice(completed.indexOf('data: ') + 6)) as EngineEvent;
-    expect(event).toMatchObject({ type: 'request.completed', entry: { modelRequested: 'gpt-test', status: 200 } });
+    expect(event).toMatchObject({
+      type: 'request.completed',
+      entry: { modelRequested: 'gpt-test', status: 200 },
+    });
   });
 });
 
@@ -168,7 +233,13 @@ describe('secrets', () => {
   it('never appear in error bodies, the request log or the gateway log, even when the upstream echoes them', async () => {
     gw.primary.script({
       status: 401,
-      body: { error: { message: `Incorrect API key provided: ${OPENAI_KEY}`, type: 'invalid_request_error', code: 'invalid_api_key' } },
+      body: {
+        error: {
+          message: `Incorrect API key provided: ${OPENAI_KEY}`,
+          type: 'invalid_request_error',
+          code: 'invalid_api_key',
+        },
+      },
     });
     gw.backup.script({ status: 503, body: `upstream down for key ${OPENAI_KEY_2}` });
     gw.primary.script({ status: 502, body: `bad gateway ${OPENAI_KEY}` });
@@ -199,17 +270,26 @@ describe('restart', () => {
     const before = (await (await gw.admin('/api/logs?limit=1000')).json()) as unknown[];
     expect(before.length).toBeGreaterThan(3);
     await gw.restart();
-    const providers = (await (await gw.admin('/api/providers')).json()) as Array<{ id: string; connections: Array<{ hasSecret: boolean }> }>;
+    const providers = (await (await gw.admin('/api/providers')).json()) as Array<{
+      id: string;
+      connections: Array<{ hasSecret: boolean }>;
+    }>;
     expect(providers.map((p) => p.id)).toEqual(['oa', 'oa2', 'an', 'local']);
     expect(providers.find((p) => p.id === 'local')!.connections[0]!.hasSecret).toBe(true);
     const combos = (await (await gw.admin('/api/combos')).json()) as Array<{ name: string }>;
     expect(combos.map((c) => c.name)).toEqual(['coder', 'claude']);
-    const settings = (await (await gw.admin('/api/settings')).json()) as Array<{ key: string; value: unknown }>;
+    const settings = (await (await gw.admin('/api/settings')).json()) as Array<{
+      key: string;
+      value: unknown;
+    }>;
     expect(settings.find((s) => s.key === 'timeouts.connectMs')!.value).toBe(2000);
     const after = (await (await gw.admin('/api/logs?limit=1000')).json()) as unknown[];
     expect(after.length).toBe(before.length);
     const openai = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'x', maxRetries: 0 });
-    const res = await openai.chat.completions.create({ model: 'llama-local', messages: [{ role: 'user', content: 'hi' }] });
+    const res = await openai.chat.completions.create({
+      model: 'llama-local',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect(res.choices[0]?.message.content).toBeTruthy();
   });
 });

@@ -93,7 +93,17 @@ describe('breakwater serve', () => {
   });
 
   it('refuses a non-loopback host without gateway API keys', async () => {
-    const r = run(['serve', '--config', configFile, '--host', '0.0.0.0', '--port', '0', '--data-dir', join(dir, 'data-2')]);
+    const r = run([
+      'serve',
+      '--config',
+      configFile,
+      '--host',
+      '0.0.0.0',
+      '--port',
+      '0',
+      '--data-dir',
+      join(dir, 'data-2'),
+    ]);
     expect(await r.exited).toBe(2);
     expect(r.stderr()).toContain('gateway.apiKeys');
   });
@@ -111,7 +121,12 @@ describe('breakwater serve', () => {
 
   it('names the file and field of an invalid config', async () => {
     const bad = join(dir, 'bad.json');
-    writeFileSync(bad, JSON.stringify({ providers: [{ id: 'p', format: 'grpc', baseUrl: 'http://x', connections: [], models: [] }] }));
+    writeFileSync(
+      bad,
+      JSON.stringify({
+        providers: [{ id: 'p', format: 'grpc', baseUrl: 'http://x', connections: [], models: [] }],
+      }),
+    );
     const r = run(['serve', '--config', bad, '--port', '0', '--data-dir', join(dir, 'data-5')]);
     expect(await r.exited).toBe(2);
     expect(r.stderr()).toContain(`config file ${bad}: providers[0].format`);

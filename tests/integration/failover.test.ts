@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_REPLY_TEXT } from '../support/fake-upstream';
-import { startGateway, type TestGateway } from '../support/gateway';
+import { eventually, startGateway, type TestGateway } from '../support/gateway';
 
 let gw: TestGateway;
 let openai: OpenAI;
@@ -28,20 +28,40 @@ async function post(model: string, extra: Record<string, unknown> = {}) {
 describe('combo with the priority strategy', () => {
   it('fails over to the next target when the first answers 503', async () => {
     gw.primary.script({ status: 503 });
-    const { data, response } = await openai.chat.completions.create({ model: 'coder', messages }).withResponse();
+    const { data, response } = await openai.chat.completions
+      .create({ model: 'coder', messages })
+      .withResponse();
     expect(data.choices[0]?.message.content).toBe(DEFAULT_REPLY_TEXT);
     expect(gw.primary.requests).toHaveLength(1);
     expect(gw.backup.requests).toHaveLength(1);
     expect(gw.backup.requests[0]!.body.model).toBe('gpt-backup');
     expect(response.headers.get('x-breakwater-connection')).toBe('oa2-1');
-    expect(response.headers.get('x-breakwater-decision')).toMatch(/oa\/gpt-test@oa-1 failed \(HTTP 503\).*oa2\/gpt-backup@oa2-1 served/);
+    expect(response.headers.get('x-breakwater-decision')).toMatch(
+      /oa\/gpt-test@oa-1 failed \(HTTP 503\).*oa2\/gpt-backup@oa2-1 served/,
+    );
   });
 
-  it('fails over on a network failure before any byte', async () => {
+  it('fails over on a network failure before any byte, and logs the request as a success', async () => {
     gw.primary.script({ resetBeforeHeaders: true });
-    const res = await openai.chat.completions.create({ model: 'coder', messages });
+    const res = await openai.chat.completions.create({
+      model: 'coder',
+      messages,
+      user: 'net-failover',
+    });
     expect(res.choices[0]?.message.content).toBe(DEFAULT_REPLY_TEXT);
     expect(gw.backup.requests).toHaveLength(1);
+    await eventually(async () => {
+      const rows = (await (await gw.admin('/api/logs?limit=5')).json()) as Array<
+        Record<string, unknown>
+      >;
+      const row = rows[0];
+      return Boolean(
+        row &&
+          row.status === 200 &&
+          row.errorClass === null &&
+          String(row.decision).includes('failed (connection'),
+      );
+    });
   });
 
   it('fails over a streaming request whose upstream answers 502 before streaming', async () => {
@@ -62,9 +82,13 @@ describe('combo with the priority strategy', () => {
     expect(gw.backup.requests).toHaveLength(0);
   });
 
-  it('passes the last target\'s 5xx through when every target failed', async () => {
+  it("passes the last target's 5xx through when every target failed", async () => {
     gw.primary.script({ status: 503 });
-    gw.backup.script({ status: 500, body: '<html>Internal Server Error</html>', headers: { 'content-type': 'text/html' } });
+    gw.backup.script({
+      status: 500,
+      body: '<html>Internal Server Error</html>',
+      headers: { 'content-type': 'text/html' },
+    });
     const res = await post('coder');
     expect(res.status).toBe(500);
     const body = (await res.json()) as { error: { message: string; code: string } };
@@ -110,17 +134,26 @@ describe('upstream timeouts', () => {
       const res = await post('coder');
       expect(res.status).toBe(200);
       expect(Date.now() - started).toBeLessThan(1500);
-      expect(res.headers.get('x-breakwater-decision')).toContain('no response headers before the first-byte timeout');
+      expect(res.headers.get('x-breakwater-decision')).toContain(
+        'no response headers before the first-byte timeout',
+      );
     } finally {
       await gw.admin('/api/providers/oa', {
         method: 'PUT',
-        body: JSON.stringify({ format: 'openai', baseUrl: `${gw.primary.url}/v1`, models: ['gpt-test', 'gpt-shared'] }),
+        body: JSON.stringify({
+          format: 'openai',
+          baseUrl: `${gw.primary.url}/v1`,
+          models: ['gpt-test', 'gpt-shared'],
+        }),
       });
     }
   });
 
   it('ends a stream that goes silent past the idle timeout with an error event', async () => {
-    await gw.admin('/api/settings', { method: 'PATCH', body: JSON.stringify({ 'timeouts.idleMs': 300 }) });
+    await gw.admin('/api/settings', {
+      method: 'PATCH',
+      body: JSON.stringify({ 'timeouts.idleMs': 300 }),
+    });
     try {
       gw.primary.script({ chunks: 5, stallAfterChunks: 2 });
       const started = Date.now();
@@ -130,7 +163,10 @@ describe('upstream timeouts', () => {
       expect(text).toContain('upstream_stream_interrupted');
       expect(text).toContain('idle timeout');
     } finally {
-      await gw.admin('/api/settings', { method: 'PATCH', body: JSON.stringify({ 'timeouts.idleMs': null }) });
+      await gw.admin('/api/settings', {
+        method: 'PATCH',
+        body: JSON.stringify({ 'timeouts.idleMs': null }),
+      });
     }
   });
 });

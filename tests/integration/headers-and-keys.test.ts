@@ -19,14 +19,18 @@ afterAll(() => gw.close());
 const messages = [{ role: 'user' as const, content: 'hi' }];
 
 describe('gateway API keys', () => {
-  it('refuses a client without a key, in the client\'s own format', async () => {
+  it("refuses a client without a key, in the client's own format", async () => {
     const openai = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'wrong-key', maxRetries: 0 });
-    await expect(openai.chat.completions.create({ model: 'gpt-test', messages })).rejects.toMatchObject({
+    await expect(
+      openai.chat.completions.create({ model: 'gpt-test', messages }),
+    ).rejects.toMatchObject({
       status: 401,
       error: { code: 'invalid_api_key' },
     });
     const anthropic = new Anthropic({ baseURL: gw.url, apiKey: 'wrong-key', maxRetries: 0 });
-    await expect(anthropic.messages.create({ model: 'claude-test', max_tokens: 5, messages })).rejects.toMatchObject({
+    await expect(
+      anthropic.messages.create({ model: 'claude-test', max_tokens: 5, messages }),
+    ).rejects.toMatchObject({
       status: 401,
       error: { type: 'error', error: { type: 'authentication_error' } },
     });
@@ -81,5 +85,21 @@ describe('upstream headers are built from scratch', () => {
     ]) {
       expect(h[dropped]).toBeUndefined();
     }
+  });
+});
+
+describe('the client query string', () => {
+  it('is passed upstream (Claude Code calls /v1/messages?beta=true)', async () => {
+    const res = await fetch(`${gw.url}/v1/messages?beta=true`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-api-key': GATEWAY_KEY,
+        'anthropic-version': '2023-06-01',
+      },
+      body: JSON.stringify({ model: 'claude-test', max_tokens: 5, messages }),
+    });
+    expect(res.status).toBe(200);
+    expect(gw.primary.requests.at(-1)!.path).toBe('/v1/messages?beta=true');
   });
 });

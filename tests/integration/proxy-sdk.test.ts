@@ -2,7 +2,13 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_REPLY_TEXT } from '../support/fake-upstream';
-import { ANTHROPIC_KEY, eventually, OPENAI_KEY, startGateway, type TestGateway } from '../support/gateway';
+import {
+  ANTHROPIC_KEY,
+  eventually,
+  OPENAI_KEY,
+  startGateway,
+  type TestGateway,
+} from '../support/gateway';
 
 let gw: TestGateway;
 let openai: OpenAI;
@@ -50,7 +56,11 @@ describe('OpenAI Chat Completions through the gateway', () => {
   it('sends the first bytes of a stream before the upstream has finished', async () => {
     gw.primary.script({ chunks: 4, chunkDelayMs: 300 });
     const started = Date.now();
-    const stream = await openai.chat.completions.create({ model: 'gpt-test', messages, stream: true });
+    const stream = await openai.chat.completions.create({
+      model: 'gpt-test',
+      messages,
+      stream: true,
+    });
     let firstAt = 0;
     for await (const chunk of stream) {
       if (!firstAt && chunk.choices[0]?.delta.content) firstAt = Date.now() - started;
@@ -68,7 +78,11 @@ describe('OpenAI Responses through the gateway', () => {
   });
 
   it('relays a stream of events in order', async () => {
-    const stream = await openai.responses.create({ model: 'gpt-test', input: 'Say hello', stream: true });
+    const stream = await openai.responses.create({
+      model: 'gpt-test',
+      input: 'Say hello',
+      stream: true,
+    });
     const types: string[] = [];
     let text = '';
     for await (const event of stream) {
@@ -135,7 +149,9 @@ describe('request log', () => {
   it('records format, model, target, connection, status, timing and tokens', async () => {
     await openai.chat.completions.create({ model: 'coder', messages });
     await eventually(async () => {
-      const rows = (await (await gw.admin('/api/logs?limit=5')).json()) as Array<Record<string, unknown>>;
+      const rows = (await (await gw.admin('/api/logs?limit=5')).json()) as Array<
+        Record<string, unknown>
+      >;
       const row = rows.find((r) => r.modelRequested === 'coder');
       return Boolean(
         row &&

@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BreakwaterConfig } from '../../src/shared/contract';
 import { createEngine, type Engine } from '../../src/main/engine/engine';
 import type { Logger } from '../../src/main/engine/logger';
+import type { BreakwaterConfig } from '../../src/shared/contract';
 import { type FakeUpstream, startFakeUpstream } from './fake-upstream';
 
 /** Secrets used by the test configs; tests assert they never leak. */
@@ -75,11 +75,16 @@ export interface TestGateway {
 }
 
 export async function startGateway(
-  opts: { config?: (primary: FakeUpstream, backup: FakeUpstream) => BreakwaterConfig; env?: NodeJS.ProcessEnv } = {},
+  opts: {
+    config?: (primary: FakeUpstream, backup: FakeUpstream) => BreakwaterConfig;
+    env?: NodeJS.ProcessEnv;
+  } = {},
 ): Promise<TestGateway> {
   const primary = await startFakeUpstream();
   const backup = await startFakeUpstream();
-  const dataDir = mkdtempSync(join(tmpdir(), 'bw-gw-'));
+  const root = mkdtempSync(join(tmpdir(), 'bw-gw-'));
+  // A dir the engine creates itself, as on a first start.
+  const dataDir = join(root, 'data');
   const log = captureLogger();
   const build = (config: BreakwaterConfig | undefined) =>
     createEngine({
@@ -120,14 +125,17 @@ export async function startGateway(
     async close() {
       await engine.stop({ graceMs: 0 });
       await Promise.all([primary.close(), backup.close()]);
-      rmSync(dataDir, { recursive: true, force: true });
+      rmSync(root, { recursive: true, force: true });
     },
   };
   return gw;
 }
 
 /** Polls `check` until it returns true (request log rows are written asynchronously). */
-export async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 3000): Promise<void> {
+export async function eventually(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = 3000,
+): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (Date.now() < end) {
     if (await check()) return;

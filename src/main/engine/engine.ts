@@ -7,8 +7,9 @@ import { Catalog } from './catalog';
 import { type Clock, systemClock } from './clock';
 import { applyConfig } from './config/apply';
 import { ValidationError, validateConfig } from './config/validate';
+import { prepareDataDir, restrictToOwner } from './data-dir';
 import { EventBus } from './events';
-import { type Logger, createStderrLogger } from './logger';
+import { createStderrLogger, type Logger } from './logger';
 import { isLoopbackHost } from './proxy/guard';
 import { handleProxyRequest } from './proxy/pipeline';
 import { createGatewayServer, type GatewayServer } from './proxy/server';
@@ -80,14 +81,24 @@ export function createEngine(opts: EngineOptions): Engine {
     );
   }
 
+  prepareDataDir(opts.dataDir);
   const events = new EventBus((err) => log.error(`event listener failed: ${String(err)}`));
   const adminToken = loadAdminToken(opts.dataDir, env);
-  const store: Store = openStore(join(opts.dataDir, 'breakwater.db'), {
-    requestLog: { onError: (err) => log.error(`request log: ${String(err)}`) },
+  // The request log prunes lazily, after settings exist; until then the default applies.
+  let retentionDays = (): number => 30;
+  const dbFile = join(opts.dataDir, 'breakwater.db');
+  const store: Store = openStore(dbFile, {
+    requestLog: {
+      onError: (err) => log.error(`request log: ${String(err)}`),
+      retentionDays: () => retentionDays(),
+    },
   });
   let settings: Settings;
   try {
+    // Literal provider keys live in this file; SQLite gives its -wal/-shm files the same mode.
+    restrictToOwner(dbFile);
     settings = new Settings(store.settings, env, log);
+    retentionDays = () => settings.number('requestLog.retentionDays');
     try {
       applyConfig(config, store, settings, log);
     } catch (err) {
@@ -117,9 +128,20 @@ export function createEngine(opts: EngineOptions): Engine {
   const inFlightByConnection = new Map<string, number>();
   let requestsTotal = 0;
   let errorsTotal = 0;
-  let listenInfo: ListenInfo = { host, port: requestedPort, baseUrl: `http://${urlHost(host)}:${requestedPort}` };
+  let listenInfo: ListenInfo = {
+    host,
+    port: requestedPort,
+    baseUrl: `http://${urlHost(host)}:${requestedPort}`,
+  };
 
-  const admin = new AdminService(store, settings, () => catalog, reload, (e) => events.emit(e), () => clock.now());
+  const admin = new AdminService(
+    store,
+    settings,
+    () => catalog,
+    reload,
+    (e) => events.emit(e),
+    () => clock.now(),
+  );
 
   const snapshot = (): Snapshot => ({
     at: clock.now(),

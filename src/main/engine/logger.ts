@@ -41,7 +41,9 @@ export function createStderrLogger(level: LogLevel = 'info'): Logger {
   const min = ORDER[level];
   const write = (lvl: LogLevel, message: string) => {
     if (ORDER[lvl] < min) return;
-    process.stderr.write(`${new Date().toISOString()} ${lvl.padEnd(5)} ${redactSecrets(message)}\n`);
+    process.stderr.write(
+      `${new Date().toISOString()} ${lvl.padEnd(5)} ${redactSecrets(message)}\n`,
+    );
   };
   return {
     debug: (m) => write('debug', m),

@@ -4,6 +4,7 @@ import { app } from 'electron';
 import type { BreakwaterConfig } from '../../shared/contract';
 import type { StartupError } from '../../shared/ipc';
 import { loadConfigFile } from '../engine/config/load';
+import { defaultDataDir } from '../engine/data-dir';
 import type { Engine } from '../engine/engine';
 import { describeStartupError, parseShellArgs, type ShellArgs } from './decisions';
 import { forwardEngineEvents, type IpcTarget, registerIpcHandlers } from './ipc';
@@ -47,7 +48,8 @@ function delay(ms: number): Promise<'timeout'> {
 export function runDesktopApp(opts: DesktopOptions): void {
   const { args, errors } = parseShellArgs(opts.argv ?? process.argv);
   // Before anything reads userData: the single-instance lock and Chromium's profile live there.
-  if (args.dataDir) app.setPath('userData', resolve(args.dataDir));
+  // The same data dir as `breakwater serve`, so both hosts share one database and admin token.
+  app.setPath('userData', resolve(args.dataDir ?? defaultDataDir()));
 
   if (!app.requestSingleInstanceLock()) {
     // The running instance gets 'second-instance' and shows its window.

@@ -27,6 +27,17 @@ class HttpError extends Error {
   }
 }
 
+/** The admin API's error shape: `{error: {code, message, field?}}`. */
+export function sendAdminError(
+  res: ServerResponse,
+  status: number,
+  code: string,
+  message: string,
+  field?: string,
+): void {
+  sendJson(res, status, { error: { code, message, ...(field ? { field } : {}) } });
+}
+
 function sendJson(res: ServerResponse, status: number, value: unknown): void {
   const body = JSON.stringify(value);
   res.writeHead(status, {
@@ -45,11 +56,20 @@ async function jsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
   try {
     return JSON.parse(raw.toString('utf8'));
   } catch (err) {
-    throw new HttpError(400, 'invalid_json', `request body is not valid JSON: ${(err as Error).message}`);
+    throw new HttpError(
+      400,
+      'invalid_json',
+      `request body is not valid JSON: ${(err as Error).message}`,
+    );
   }
 }
 
-type Handler = (req: IncomingMessage, res: ServerResponse, params: string[], url: URL) => Promise<void> | void;
+type Handler = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  params: string[],
+  url: URL,
+) => Promise<void> | void;
 
 interface Route {
   method: string;
@@ -81,9 +101,19 @@ function streamEvents(req: IncomingMessage, res: ServerResponse, deps: AdminDeps
 function routes(deps: AdminDeps): Route[] {
   const s = deps.service;
   const body = (req: IncomingMessage) => jsonBody(req, deps.maxBodyBytes);
-  const id = (params: string[]) => decodeURIComponent(params[0]!);
+  const id = (params: string[]) => {
+    try {
+      return decodeURIComponent(params[0]!);
+    } catch {
+      throw new HttpError(400, 'invalid_path', `malformed escape in ${params[0]}`);
+    }
+  };
   return [
-    { method: 'GET', pattern: /^\/api\/state$/, handler: (_q, r) => sendJson(r, 200, deps.snapshot()) },
+    {
+      method: 'GET',
+      pattern: /^\/api\/state$/,
+      handler: (_q, r) => sendJson(r, 200, deps.snapshot()),
+    },
     { method: 'GET', pattern: /^\/api\/events$/, handler: (q, r) => streamEvents(q, r, deps) },
     {
       method: 'GET',
@@ -93,7 +123,8 @@ function routes(deps: AdminDeps): Route[] {
           const v = url.searchParams.get(name);
           if (v === null) return undefined;
           const n = Number(v);
-          if (!Number.isInteger(n)) throw new HttpError(400, 'invalid_query', `${name} must be an integer`, name);
+          if (!Number.isInteger(n))
+            throw new HttpError(400, 'invalid_query', `${name} must be an integer`, name);
           return n;
         };
         const provider = url.searchParams.get('provider') ?? undefined;
@@ -114,17 +145,39 @@ function routes(deps: AdminDeps): Route[] {
         );
       },
     },
-    { method: 'GET', pattern: /^\/api\/providers$/, handler: (_q, r) => sendJson(r, 200, s.listProviders()) },
-    { method: 'POST', pattern: /^\/api\/providers$/, handler: async (q, r) => sendJson(r, 201, s.saveProvider(await body(q))) },
-    { method: 'GET', pattern: /^\/api\/providers\/([^/]+)$/, handler: (_q, r, p) => sendJson(r, 200, s.getProvider(id(p))) },
+    {
+      method: 'GET',
+      pattern: /^\/api\/providers$/,
+      handler: (_q, r) => sendJson(r, 200, s.listProviders()),
+    },
+    {
+      method: 'POST',
+      pattern: /^\/api\/providers$/,
+      handler: async (q, r) => sendJson(r, 201, s.saveProvider(await body(q))),
+    },
+    {
+      method: 'GET',
+      pattern: /^\/api\/providers\/([^/]+)$/,
+      handler: (_q, r, p) => sendJson(r, 200, s.getProvider(id(p))),
+    },
     {
       method: 'PUT',
       pattern: /^\/api\/providers\/([^/]+)$/,
       handler: async (q, r, p) => {
         const input = await body(q);
         const providerId = id(p);
-        if (typeof input === 'object' && input !== null && 'id' in input && (input as { id: unknown }).id !== providerId) {
-          throw new HttpError(400, 'id_mismatch', `body id does not match the URL (${providerId})`, 'id');
+        if (
+          typeof input === 'object' &&
+          input !== null &&
+          'id' in input &&
+          (input as { id: unknown }).id !== providerId
+        ) {
+          throw new HttpError(
+            400,
+            'id_mismatch',
+            `body id does not match the URL (${providerId})`,
+            'id',
+          );
         }
         s.getProvider(providerId);
         sendJson(r, 200, s.saveProvider({ ...(input as object), id: providerId }));
@@ -143,7 +196,11 @@ function routes(deps: AdminDeps): Route[] {
       pattern: /^\/api\/providers\/([^/]+)\/connections$/,
       handler: async (q, r, p) => sendJson(r, 201, s.saveConnection(id(p), await body(q))),
     },
-    { method: 'GET', pattern: /^\/api\/connections$/, handler: (_q, r) => sendJson(r, 200, s.listConnections()) },
+    {
+      method: 'GET',
+      pattern: /^\/api\/connections$/,
+      handler: (_q, r) => sendJson(r, 200, s.listConnections()),
+    },
     {
       method: 'DELETE',
       pattern: /^\/api\/connections\/([^/]+)$/,
@@ -152,12 +209,21 @@ function routes(deps: AdminDeps): Route[] {
         sendJson(r, 200, { deleted: id(p) });
       },
     },
-    { method: 'GET', pattern: /^\/api\/combos$/, handler: (_q, r) => sendJson(r, 200, s.listCombos()) },
-    { method: 'POST', pattern: /^\/api\/combos$/, handler: async (q, r) => sendJson(r, 201, s.saveCombo(await body(q))) },
+    {
+      method: 'GET',
+      pattern: /^\/api\/combos$/,
+      handler: (_q, r) => sendJson(r, 200, s.listCombos()),
+    },
+    {
+      method: 'POST',
+      pattern: /^\/api\/combos$/,
+      handler: async (q, r) => sendJson(r, 201, s.saveCombo(await body(q))),
+    },
     {
       method: 'PUT',
       pattern: /^\/api\/combos\/([^/]+)$/,
-      handler: async (q, r, p) => sendJson(r, 200, s.saveCombo({ ...((await body(q)) as object), name: id(p) })),
+      handler: async (q, r, p) =>
+        sendJson(r, 200, s.saveCombo({ ...((await body(q)) as object), name: id(p) })),
     },
     {
       method: 'DELETE',
@@ -167,8 +233,16 @@ function routes(deps: AdminDeps): Route[] {
         sendJson(r, 200, { deleted: id(p) });
       },
     },
-    { method: 'GET', pattern: /^\/api\/settings$/, handler: (_q, r) => sendJson(r, 200, s.getSettings()) },
-    { method: 'PATCH', pattern: /^\/api\/settings$/, handler: async (q, r) => sendJson(r, 200, s.updateSettings(await body(q))) },
+    {
+      method: 'GET',
+      pattern: /^\/api\/settings$/,
+      handler: (_q, r) => sendJson(r, 200, s.getSettings()),
+    },
+    {
+      method: 'PATCH',
+      pattern: /^\/api\/settings$/,
+      handler: async (q, r) => sendJson(r, 200, s.updateSettings(await body(q))),
+    },
   ];
 }
 
@@ -177,21 +251,33 @@ export function createAdminHandler(deps: AdminDeps) {
   const table = routes(deps);
   return async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
     try {
-      if (url.pathname === '/api/health' && req.method === 'GET') return sendJson(res, 200, deps.health());
+      if (url.pathname === '/api/health' && req.method === 'GET')
+        return sendJson(res, 200, deps.health());
       if (!checkAdminToken(req.headers, deps.token)) {
         res.setHeader('www-authenticate', 'Bearer realm="breakwater-admin"');
-        throw new HttpError(401, 'unauthorized', 'admin endpoints need Authorization: Bearer <admin token> (see <data-dir>/admin-token)');
+        throw new HttpError(
+          401,
+          'unauthorized',
+          'admin endpoints need Authorization: Bearer <admin token> (see <data-dir>/admin-token)',
+        );
       }
-      let pathMatched = false;
+      const allowed: string[] = [];
       for (const route of table) {
         const m = route.pattern.exec(url.pathname);
         if (!m) continue;
-        pathMatched = true;
+        allowed.push(route.method);
         if (route.method !== req.method) continue;
         await route.handler(req, res, m.slice(1), url);
         return;
       }
-      if (pathMatched) throw new HttpError(405, 'method_not_allowed', `${req.method} is not supported on ${url.pathname}`);
+      if (allowed.length > 0) {
+        res.setHeader('allow', allowed.join(', '));
+        throw new HttpError(
+          405,
+          'method_not_allowed',
+          `${req.method} is not supported on ${url.pathname}`,
+        );
+      }
       throw new HttpError(404, 'not_found', `no admin endpoint ${url.pathname}`);
     } catch (err) {
       if (res.headersSent) {
@@ -211,11 +297,17 @@ export function createAdminHandler(deps: AdminDeps) {
                   ? new HttpError(413, 'body_too_large', err.message)
                   : null;
       if (!e) {
-        deps.log.error(`admin: ${req.method} ${url.pathname} failed: ${(err as Error).stack ?? String(err)}`);
-        sendJson(res, 500, { error: { code: 'internal_error', message: 'internal error; see the gateway log' } });
+        deps.log.error(
+          `admin: ${req.method} ${url.pathname} failed: ${(err as Error).stack ?? String(err)}`,
+        );
+        sendJson(res, 500, {
+          error: { code: 'internal_error', message: 'internal error; see the gateway log' },
+        });
         return;
       }
-      sendJson(res, e.status, { error: { code: e.code, message: e.message, ...(e.field ? { field: e.field } : {}) } });
+      sendJson(res, e.status, {
+        error: { code: e.code, message: e.message, ...(e.field ? { field: e.field } : {}) },
+      });
     }
   };
 }

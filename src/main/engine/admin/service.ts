@@ -8,7 +8,12 @@ import type {
   SettingView,
 } from '../../../shared/contract';
 import type { Catalog } from '../catalog';
-import { validateCombo, validateConnection, validateProvider, ValidationError } from '../config/validate';
+import {
+  ValidationError,
+  validateCombo,
+  validateConnection,
+  validateProvider,
+} from '../config/validate';
 import type { Settings } from '../settings/settings';
 import type { RecentQuery, Store } from '../store';
 
@@ -82,7 +87,9 @@ export class AdminService {
         for (const c of this.store.connections.list(provider.id)) {
           if (!keep.has(c.id)) this.store.connections.remove(c.id);
         }
-        provider.connections.forEach((c, i) => this.upsertConnection(provider.id, c, i));
+        provider.connections.forEach((c, i) => {
+          this.upsertConnection(provider.id, c, i);
+        });
       }
     })();
     this.changed('providers');
@@ -94,10 +101,16 @@ export class AdminService {
     this.changed('providers');
   }
 
-  private upsertConnection(provider: string, conn: ConnectionConfig, fallbackPosition: number): void {
+  private upsertConnection(
+    provider: string,
+    conn: ConnectionConfig,
+    fallbackPosition: number,
+  ): void {
     const existing = this.store.connections.get(conn.id);
     if (existing && existing.provider !== provider) {
-      throw new ConflictError(`connection "${conn.id}" already belongs to provider "${existing.provider}"`);
+      throw new ConflictError(
+        `connection "${conn.id}" already belongs to provider "${existing.provider}"`,
+      );
     }
     const keepSecret = conn.apiKey === undefined && conn.apiKeyEnv === undefined;
     this.store.connections.upsert({
@@ -131,7 +144,11 @@ export class AdminService {
   }
 
   listCombos(): ComboConfig[] {
-    return [...this.catalog().combos.values()];
+    return [...this.catalog().combos.values()].map(({ name, strategy, targets }) => ({
+      name,
+      strategy,
+      targets,
+    }));
   }
 
   saveCombo(input: unknown): ComboConfig {
@@ -144,7 +161,10 @@ export class AdminService {
       }
     });
     if (catalog.providers.has(combo.name)) {
-      throw new ValidationError('combo.name', `"${combo.name}" is a provider id; pick another combo name`);
+      throw new ValidationError(
+        'combo.name',
+        `"${combo.name}" is a provider id; pick another combo name`,
+      );
     }
     this.store.combos.upsert(combo);
     this.changed('combos');

@@ -14,7 +14,8 @@ export function loadAdminToken(dataDir: string, env: NodeJS.ProcessEnv): string 
     const existing = readFileSync(file, 'utf8').trim();
     if (existing.length >= 32) {
       // Tighten a token file someone loosened by hand; it grants full control of the gateway.
-      if (process.platform !== 'win32' && (statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600);
+      if (process.platform !== 'win32' && (statSync(file).mode & 0o077) !== 0)
+        chmodSync(file, 0o600);
       return existing;
     }
   } catch (err) {

@@ -9,7 +9,12 @@ import type { Store } from '../store';
  * database is the source of truth once running. A connection named in the file without a
  * secret keeps the secret stored for it.
  */
-export function applyConfig(config: BreakwaterConfig, store: Store, settings: Settings, log: Logger): void {
+export function applyConfig(
+  config: BreakwaterConfig,
+  store: Store,
+  settings: Settings,
+  log: Logger,
+): void {
   store.db.transaction(() => {
     (config.providers ?? []).forEach((p, i) => {
       const existing = store.providers.get(p.id);
@@ -26,7 +31,9 @@ export function applyConfig(config: BreakwaterConfig, store: Store, settings: Se
       p.connections.forEach((c, j) => {
         const prev = store.connections.get(c.id);
         if (prev && prev.provider !== p.id) {
-          throw new Error(`config: connection "${c.id}" already belongs to provider "${prev.provider}" in the database`);
+          throw new Error(
+            `config: connection "${c.id}" already belongs to provider "${prev.provider}" in the database`,
+          );
         }
         const keepSecret = c.apiKey === undefined && c.apiKeyEnv === undefined;
         store.connections.upsert({
@@ -40,11 +47,22 @@ export function applyConfig(config: BreakwaterConfig, store: Store, settings: Se
         });
       });
     });
-    for (const combo of config.combos ?? []) store.combos.upsert(combo);
+    for (const combo of config.combos ?? []) {
+      for (const target of combo.targets) {
+        const provider = target.slice(0, target.indexOf('/'));
+        if (!store.providers.get(provider)) {
+          log.warn(
+            `config: combo "${combo.name}" targets unknown provider "${provider}" (${target}); that target is skipped`,
+          );
+        }
+      }
+      store.combos.upsert(combo);
+    }
   })();
 
   const values: Record<string, unknown> = {};
-  if (config.gateway?.timeouts) Object.assign(values, flattenSettings({ timeouts: config.gateway.timeouts }));
+  if (config.gateway?.timeouts)
+    Object.assign(values, flattenSettings({ timeouts: config.gateway.timeouts }));
   if (config.resilience) {
     const flat = flattenSettings(config.resilience);
     const unknown = settings.unknownKeys(flat);

@@ -9,7 +9,9 @@ export function loadConfigFile(file: string): BreakwaterConfig {
     text = readFileSync(file, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new Error(`cannot read config file ${file}: ${code === 'ENOENT' ? 'no such file' : String(err)}`);
+    throw new Error(
+      `cannot read config file ${file}: ${code === 'ENOENT' ? 'no such file' : String(err)}`,
+    );
   }
   let json: unknown;
   try {

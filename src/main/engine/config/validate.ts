@@ -9,6 +9,7 @@ import type {
   ProviderInput,
   UpstreamTimeouts,
 } from '../../../shared/contract';
+import { findSetting } from '../settings/registry';
 
 /** A rejected input: `field` is a dotted path such as `providers[0].baseUrl`. */
 export class ValidationError extends Error {
@@ -28,7 +29,12 @@ const ENV_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const FORMATS: readonly ProviderFormat[] = ['openai', 'anthropic'];
 const AUTH_CLASSES: readonly AuthClass[] = ['api_key', 'oauth', 'local'];
 const STRATEGIES: readonly ComboConfig['strategy'][] = ['priority'];
-const TIMEOUT_KEYS: readonly (keyof UpstreamTimeouts)[] = ['connectMs', 'firstByteMs', 'idleMs', 'totalMs'];
+const TIMEOUT_KEYS: readonly (keyof UpstreamTimeouts)[] = [
+  'connectMs',
+  'firstByteMs',
+  'idleMs',
+  'totalMs',
+];
 const DAY_MS = 86_400_000;
 
 /** `allowed: null` accepts any key (for maps checked elsewhere). */
@@ -45,7 +51,11 @@ function object(value: unknown, field: string, allowed: readonly string[] | null
   return value as Obj;
 }
 
-function string(value: unknown, field: string, opts: { pattern?: RegExp; hint?: string } = {}): string {
+function string(
+  value: unknown,
+  field: string,
+  opts: { pattern?: RegExp; hint?: string } = {},
+): string {
   if (typeof value !== 'string' || value.length === 0) {
     throw new ValidationError(field, 'must be a non-empty string');
   }
@@ -106,7 +116,11 @@ export function validateTimeouts(value: unknown, field: string): Partial<Upstrea
   const o = object(value, field, TIMEOUT_KEYS);
   const out: Partial<UpstreamTimeouts> = {};
   for (const key of TIMEOUT_KEYS) {
-    const v = optional(o[key], (x) => integer(x, `${field}.${key}`, 1, DAY_MS));
+    // Same ranges as the global timeout settings, so a per-provider value cannot be absurd.
+    const def = findSetting(`timeouts.${key}`);
+    const v = optional(o[key], (x) =>
+      integer(x, `${field}.${key}`, def?.min ?? 1, def?.max ?? DAY_MS),
+    );
     if (v !== undefined) out[key] = v;
   }
   return out;
@@ -230,7 +244,11 @@ export function validateCombo(value: unknown, field: string): ComboConfig {
     return target;
   });
   if (targets.length === 0) throw new ValidationError(`${field}.targets`, 'must not be empty');
-  return { name, strategy: oneOf(o.strategy ?? 'priority', `${field}.strategy`, STRATEGIES), targets };
+  return {
+    name,
+    strategy: oneOf(o.strategy ?? 'priority', `${field}.strategy`, STRATEGIES),
+    targets,
+  };
 }
 
 function validateApiKey(value: unknown, field: string): GatewayApiKeyConfig {
@@ -285,7 +303,10 @@ export function validateGateway(value: unknown, field: string): GatewayConfig {
   return out;
 }
 
-/** Validates a whole config file; cross-references (combo targets, duplicate ids) included. */
+/**
+ * Validates a whole config file, including duplicate ids. Combo targets may name providers that
+ * exist only in the database, so they are checked against the catalog when applied.
+ */
 export function validateConfig(value: unknown): BreakwaterConfig {
   const o = object(value, '', ['$schema', 'gateway', 'providers', 'combos', 'resilience']);
   const config: BreakwaterConfig = {};
@@ -295,11 +316,19 @@ export function validateConfig(value: unknown): BreakwaterConfig {
     return { ...provider, connections: provider.connections ?? [] };
   });
   uniqueBy(providers, (p) => p.id, 'providers');
-  uniqueBy(
-    providers.flatMap((p) => p.connections),
-    (c) => c.id,
-    'connections (ids are global across providers)',
-  );
+  const connectionOwner = new Map<string, string>();
+  providers.forEach((p, i) => {
+    p.connections.forEach((c, j) => {
+      const other = connectionOwner.get(c.id);
+      if (other !== undefined) {
+        throw new ValidationError(
+          `providers[${i}].connections[${j}].id`,
+          `duplicate "${c.id}" (already used by provider "${other}"; connection ids are global)`,
+        );
+      }
+      connectionOwner.set(c.id, p.id);
+    });
+  });
   config.providers = providers;
   const combos = array(o.combos ?? [], 'combos').map((c, i) => validateCombo(c, `combos[${i}]`));
   uniqueBy(combos, (c) => c.name, 'combos');

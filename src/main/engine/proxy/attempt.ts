@@ -7,7 +7,10 @@ export type AttemptFailure =
 
 const NETWORK_MESSAGES: Record<string, [errorClass: string, message: string]> = {
   UND_ERR_CONNECT_TIMEOUT: ['timeout_connect', 'connect timed out'],
-  UND_ERR_HEADERS_TIMEOUT: ['timeout_first_byte', 'no response headers before the first-byte timeout'],
+  UND_ERR_HEADERS_TIMEOUT: [
+    'timeout_first_byte',
+    'no response headers before the first-byte timeout',
+  ],
   UND_ERR_BODY_TIMEOUT: ['timeout_idle', 'no data before the idle timeout'],
   ECONNREFUSED: ['network', 'connection refused'],
   ECONNRESET: ['network', 'connection reset'],
@@ -56,11 +59,18 @@ export function classifyAttemptError(err: unknown, signal: AbortSignal): Attempt
   const cause = causeOf(err);
   const known = cause.code ? NETWORK_MESSAGES[cause.code] : undefined;
   if (known) return { kind: 'network', errorClass: known[0], message: known[1] };
-  return { kind: 'network', errorClass: 'network', message: cause.message ?? 'upstream request failed' };
+  return {
+    kind: 'network',
+    errorClass: 'network',
+    message: cause.message ?? 'upstream request failed',
+  };
 }
 
 /** Reads at most `limit` bytes of a body and discards the rest (error bodies are small). */
-export async function readBounded(body: Dispatcher.ResponseData['body'], limit: number): Promise<Buffer> {
+export async function readBounded(
+  body: Dispatcher.ResponseData['body'],
+  limit: number,
+): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   try {

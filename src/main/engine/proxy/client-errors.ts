@@ -69,7 +69,12 @@ export function errorBody(format: ClientFormat, err: GatewayError): unknown {
   if (format === 'anthropic') {
     return {
       type: 'error',
-      error: { type: ANTHROPIC_TYPES[err.kind], message: err.message, code: err.code, ...err.extra },
+      error: {
+        type: ANTHROPIC_TYPES[err.kind],
+        message: err.message,
+        code: err.code,
+        ...err.extra,
+      },
     };
   }
   return {
@@ -106,7 +111,7 @@ export function streamErrorEvent(format: ClientFormat, err: GatewayError): strin
   if (format === 'anthropic') return `event: error\ndata: ${JSON.stringify(body)}\n\n`;
   if (format === 'openai-responses') {
     const e = body as { error: Record<string, unknown> };
-    return `event: error\ndata: ${JSON.stringify({ type: 'error', ...e.error })}\n\n`;
+    return `event: error\ndata: ${JSON.stringify({ ...e.error, type: 'error' })}\n\n`;
   }
   return `data: ${JSON.stringify(body)}\n\n`;
 }

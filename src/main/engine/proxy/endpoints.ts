@@ -10,10 +10,25 @@ export interface Endpoint {
 }
 
 const ENDPOINTS: readonly Endpoint[] = [
-  { path: '/v1/chat/completions', format: 'openai-chat', countTokens: false, label: 'OpenAI Chat Completions' },
-  { path: '/v1/responses', format: 'openai-responses', countTokens: false, label: 'OpenAI Responses' },
+  {
+    path: '/v1/chat/completions',
+    format: 'openai-chat',
+    countTokens: false,
+    label: 'OpenAI Chat Completions',
+  },
+  {
+    path: '/v1/responses',
+    format: 'openai-responses',
+    countTokens: false,
+    label: 'OpenAI Responses',
+  },
   { path: '/v1/messages', format: 'anthropic', countTokens: false, label: 'Anthropic Messages' },
-  { path: '/v1/messages/count_tokens', format: 'anthropic', countTokens: true, label: 'Anthropic count_tokens' },
+  {
+    path: '/v1/messages/count_tokens',
+    format: 'anthropic',
+    countTokens: true,
+    label: 'Anthropic count_tokens',
+  },
 ];
 
 const BY_PATH = new Map(ENDPOINTS.map((e) => [e.path, e]));
@@ -24,5 +39,7 @@ export function findEndpoint(pathname: string): Endpoint | undefined {
 
 /** Error format for a path that is not an endpoint: Anthropic-looking callers get theirs. */
 export function formatForUnknownPath(pathname: string, anthropicVersion: unknown): ClientFormat {
-  return pathname.startsWith('/v1/messages') || anthropicVersion !== undefined ? 'anthropic' : 'openai-chat';
+  return pathname.startsWith('/v1/messages') || anthropicVersion !== undefined
+    ? 'anthropic'
+    : 'openai-chat';
 }

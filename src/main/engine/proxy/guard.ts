@@ -1,6 +1,6 @@
+import { timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { GatewayApiKeyConfig } from '../../../shared/contract';
-import { timingSafeEqual } from 'node:crypto';
 
 const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '::1', '[::1]']);
 
@@ -8,7 +8,9 @@ export function isLoopbackAddress(address: string | undefined): boolean {
   if (!address) return false;
   if (address === '::1') return true;
   const v4 = address.startsWith('::ffff:') ? address.slice(7) : address;
-  return v4.startsWith('127.');
+  // A real dotted quad only: a hostname such as `127.0.0.1.nip.io` must not pass as loopback.
+  const m = /^127\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(v4);
+  return m?.slice(1).every((octet) => Number(octet) <= 255) ?? false;
 }
 
 export function isLoopbackHost(host: string): boolean {
@@ -35,11 +37,15 @@ export interface OriginPolicy {
  * rebinding), and any browser Origin other than the gateway itself (cross-site requests from a
  * web page). Returns the reason, or null when the request may proceed.
  */
-export function checkHostAndOrigin(headers: IncomingHttpHeaders, policy: OriginPolicy): string | null {
+export function checkHostAndOrigin(
+  headers: IncomingHttpHeaders,
+  policy: OriginPolicy,
+): string | null {
   const hostHeader = headers.host;
   if (!hostHeader) return 'missing Host header';
   const hostname = hostnameOf(hostHeader);
-  const bound = policy.host.includes(':') && !policy.host.startsWith('[') ? `[${policy.host}]` : policy.host;
+  const bound =
+    policy.host.includes(':') && !policy.host.startsWith('[') ? `[${policy.host}]` : policy.host;
   const wildcard = policy.host === '0.0.0.0' || policy.host === '::';
   if (!wildcard && !isLoopbackHost(hostname) && hostname !== bound.toLowerCase()) {
     return `Host "${hostHeader}" is not this gateway (DNS rebinding protection)`;
@@ -69,7 +75,8 @@ function safeEqual(a: string, b: string): boolean {
 /** The key a client presented (`Authorization: Bearer` or `x-api-key`), if any. */
 export function presentedKey(headers: IncomingHttpHeaders): string | null {
   const auth = headers.authorization;
-  if (typeof auth === 'string' && /^bearer\s+/i.test(auth)) return auth.replace(/^bearer\s+/i, '').trim();
+  if (typeof auth === 'string' && /^bearer\s+/i.test(auth))
+    return auth.replace(/^bearer\s+/i, '').trim();
   const x = headers['x-api-key'];
   return typeof x === 'string' && x.length > 0 ? x : null;
 }

@@ -52,7 +52,9 @@ const PASSED_BACK = new Set(['content-type', 'retry-after', 'request-id', 'x-req
  * Provider response headers a client may use (rate-limit state, request ids, Retry-After);
  * everything else (cookies, hop-by-hop, CDN noise) stays behind.
  */
-export function clientResponseHeaders(upstream: Record<string, string | string[] | undefined>): OutgoingHttpHeaders {
+export function clientResponseHeaders(
+  upstream: Record<string, string | string[] | undefined>,
+): OutgoingHttpHeaders {
   const out: OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(upstream)) {
     if (value === undefined) continue;

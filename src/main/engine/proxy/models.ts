@@ -32,13 +32,23 @@ export function listModels(catalog: Catalog): ModelEntry[] {
 export function openAiModelList(entries: ModelEntry[], createdSec: number): unknown {
   return {
     object: 'list',
-    data: entries.map((e) => ({ id: e.id, object: 'model', created: createdSec, owned_by: e.ownedBy })),
+    data: entries.map((e) => ({
+      id: e.id,
+      object: 'model',
+      created: createdSec,
+      owned_by: e.ownedBy,
+    })),
   };
 }
 
 export function anthropicModelList(entries: ModelEntry[], createdAt: string): unknown {
   return {
-    data: entries.map((e) => ({ type: 'model', id: e.id, display_name: e.id, created_at: createdAt })),
+    data: entries.map((e) => ({
+      type: 'model',
+      id: e.id,
+      display_name: e.id,
+      created_at: createdAt,
+    })),
     has_more: false,
     first_id: entries[0]?.id ?? null,
     last_id: entries.at(-1)?.id ?? null,

@@ -5,17 +5,17 @@ import type { Catalog } from '../catalog';
 import type { Clock } from '../clock';
 import type { Logger } from '../logger';
 import { redactSecrets } from '../logger';
-import { type Candidate, expandCandidates, providerFormatFor, resolveModel } from '../routing/resolve';
 import {
-  ClientAbortError,
-  classifyAttemptError,
-  DeadlineError,
-  readBounded,
-} from './attempt';
+  type Candidate,
+  expandCandidates,
+  providerFormatFor,
+  resolveModel,
+} from '../routing/resolve';
+import { ClientAbortError, classifyAttemptError, DeadlineError, readBounded } from './attempt';
 import { type GatewayError, sendError, streamErrorEvent } from './client-errors';
 import type { Endpoint } from './endpoints';
 import { clientResponseHeaders, upstreamHeaders } from './headers';
-import { UpstreamPools, upstreamPath } from './upstream';
+import { type UpstreamPools, upstreamPath } from './upstream';
 import { clientErrorFromUpstream } from './upstream-errors';
 import { emptyUsage, mergeUsage, SseUsageObserver, type Usage, usageOf } from './usage';
 
@@ -37,6 +37,8 @@ const NON_STREAM_USAGE_LIMIT = 4 * 1024 * 1024;
 /** Everything one client request accumulates on its way through the stages. */
 interface RequestContext {
   readonly endpoint: Endpoint;
+  /** The client's query string (`?…` or empty). */
+  readonly search: string;
   readonly now: () => number;
   readonly started: number;
   readonly bytesIn: number;
@@ -57,6 +59,11 @@ interface RequestContext {
 }
 
 type Stage = (ctx: RequestContext) => GatewayError | null;
+
+function searchOf(url: string | undefined): string {
+  const q = url?.indexOf('?') ?? -1;
+  return q >= 0 && url ? url.slice(q) : '';
+}
 
 function invalid(code: string, message: string, param?: string): GatewayError {
   return { status: 400, kind: 'invalid_request', code, message, ...(param ? { param } : {}) };
@@ -84,6 +91,7 @@ export async function handleProxyRequest(
 ): Promise<void> {
   const ctx: RequestContext = {
     endpoint,
+    search: searchOf(req.url),
     now: () => deps.clock.now(),
     started: deps.clock.now(),
     bytesIn: raw.length,
@@ -174,7 +182,7 @@ function route(ctx: RequestContext, catalog: Catalog): Candidate[] | GatewayErro
       'format_mismatch',
       `model "${ctx.model}" routes to ${names}, but ${ctx.endpoint.path} speaks ${ctx.endpoint.label}, ` +
         `which needs a provider with format "${wanted}". Translation between formats is not available yet: ` +
-        'call the endpoint of the provider\'s own format, or route this model to a provider of this format.',
+        "call the endpoint of the provider's own format, or route this model to a provider of this format.",
       'model',
     );
   }
@@ -220,7 +228,10 @@ async function dispatch(
     const controller = new AbortController();
     const abortOnClose = () => controller.abort(new ClientAbortError());
     res.once('close', abortOnClose);
-    const deadline = setTimeout(() => controller.abort(new DeadlineError(timeouts.totalMs)), timeouts.totalMs);
+    const deadline = setTimeout(
+      () => controller.abort(new DeadlineError(timeouts.totalMs)),
+      timeouts.totalMs,
+    );
     const label = `${candidate.target.label}@${candidate.connection.id}`;
     const connId = candidate.connection.id;
     deps.inFlight.set(connId, (deps.inFlight.get(connId) ?? 0) + 1);
@@ -230,7 +241,8 @@ async function dispatch(
       try {
         upstream = await deps.pools.request({
           provider: candidate.target.provider,
-          path: upstreamPath(candidate.target.provider.format, ctx.endpoint.path),
+          // The query passes through too: Claude Code sends `/v1/messages?beta=true`.
+          path: upstreamPath(candidate.target.provider.format, ctx.endpoint.path) + ctx.search,
           headers: upstreamHeaders(
             req.headers,
             candidate.target.provider,
@@ -251,7 +263,9 @@ async function dispatch(
         lastError = {
           status: failure.errorClass.startsWith('timeout') ? 504 : 502,
           kind: failure.errorClass.startsWith('timeout') ? 'timeout' : 'upstream',
-          code: failure.errorClass.startsWith('timeout') ? 'upstream_timeout' : 'upstream_unreachable',
+          code: failure.errorClass.startsWith('timeout')
+            ? 'upstream_timeout'
+            : 'upstream_unreachable',
           message: `no upstream could answer: ${ctx.steps.filter((s) => s.includes('failed')).join('; ')}`,
         };
         continue;
@@ -267,10 +281,15 @@ async function dispatch(
           catalog.secrets(),
         );
         ctx.steps.push(`${label} failed (HTTP ${upstream.statusCode})`);
-        deps.log.warn(`proxy: ${label} answered ${upstream.statusCode}: ${message.slice(0, 200)}; trying next target`);
+        deps.log.warn(
+          `proxy: ${label} answered ${upstream.statusCode}: ${message.slice(0, 200)}; trying next target`,
+        );
         continue;
       }
       ctx.steps.push(`${label} served${i > 0 ? ` (attempt ${i + 1})` : ''}`);
+      // Earlier attempts' failures stay in the decision; the outcome is this attempt's.
+      ctx.errorClass = null;
+      ctx.errorMessage = null;
       if (upstream.statusCode >= 400) {
         await relayError(ctx, res, upstream, candidate, catalog);
       } else {
@@ -409,7 +428,10 @@ async function relay(
   if (observer) ctx.usage = observer.usage;
   else if (keptBytes > 0 && keptBytes < NON_STREAM_USAGE_LIMIT) {
     try {
-      const parsed = JSON.parse(Buffer.concat(kept, keptBytes).toString('utf8')) as Record<string, unknown>;
+      const parsed = JSON.parse(Buffer.concat(kept, keptBytes).toString('utf8')) as Record<
+        string,
+        unknown
+      >;
       mergeUsage(ctx.usage, usageOf(parsed));
     } catch {
       // A non-JSON success body carries no usage to count.

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ClientFormat, GatewayApiKeyConfig } from '../../../shared/contract';
+import { sendAdminError } from '../admin/http';
 import type { Catalog } from '../catalog';
 import type { Logger } from '../logger';
 import { BodyAbortedError, BodyTooLargeError, readBody } from './body';
@@ -30,7 +31,7 @@ export interface ServerDeps {
 
 export interface GatewayServer {
   server: Server;
-  /** Requests currently being handled (proxy and admin, excluding long-lived event streams). */
+  /** Proxy requests currently being handled (admin calls, such as the one asking, excluded). */
   inFlight(): number;
   /** Stops accepting, waits up to `graceMs` for in-flight requests, then cuts what is left. */
   close(graceMs: number): Promise<void>;
@@ -59,11 +60,14 @@ export function createGatewayServer(deps: ServerDeps): GatewayServer {
     const format: ClientFormat =
       endpoint?.format ?? formatForUnknownPath(url.pathname, req.headers['anthropic-version']);
 
+    const isAdmin = url.pathname === '/api' || url.pathname.startsWith('/api/');
     const hostProblem = checkHostAndOrigin(req.headers, { host: deps.host });
     if (hostProblem) {
-      return refuse(res, format, { status: 403, kind: 'permission', code: 'forbidden_origin', message: hostProblem });
+      const code = /^(missing )?Host/.test(hostProblem) ? 'forbidden_host' : 'forbidden_origin';
+      if (isAdmin) return sendAdminError(res, 403, code, hostProblem);
+      return refuse(res, format, { status: 403, kind: 'permission', code, message: hostProblem });
     }
-    if (url.pathname === '/api' || url.pathname.startsWith('/api/')) return deps.admin(req, res, url);
+    if (isAdmin) return deps.admin(req, res, url);
     if (deps.ui && (await deps.ui(req, res, url))) return;
 
     // Proxy routes: identify the client first.
@@ -73,7 +77,8 @@ export function createGatewayServer(deps: ServerDeps): GatewayServer {
           status: 401,
           kind: 'authentication',
           code: 'invalid_api_key',
-          message: 'this gateway requires one of its API keys (Authorization: Bearer <key> or x-api-key)',
+          message:
+            'this gateway requires one of its API keys (Authorization: Bearer <key> or x-api-key)',
         });
       }
     } else if (!isLoopbackAddress(req.socket.remoteAddress)) {
@@ -85,14 +90,17 @@ export function createGatewayServer(deps: ServerDeps): GatewayServer {
       });
     }
 
-    if (req.method === 'GET' && (url.pathname === '/v1/models' || url.pathname === '/models')) {
+    if (req.method === 'GET' && /^(\/v1)?\/models\/?$/.test(url.pathname)) {
       const entries = listModels(deps.catalog());
       const body = JSON.stringify(
         req.headers['anthropic-version'] !== undefined
           ? anthropicModelList(entries, new Date(deps.startedAt).toISOString())
           : openAiModelList(entries, Math.floor(deps.startedAt / 1000)),
       );
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body),
+      });
       res.end(body);
       return;
     }
@@ -140,7 +148,7 @@ export function createGatewayServer(deps: ServerDeps): GatewayServer {
   };
 
   const server = createServer({ noDelay: true, keepAlive: true, requestTimeout: 0 }, (req, res) => {
-    const tracked = !req.url?.startsWith('/api/events');
+    const tracked = req.url?.startsWith('/v1/') ?? false;
     if (tracked) inFlight++;
     idle.set(req.socket, false);
     res.once('close', () => {
@@ -149,9 +157,16 @@ export function createGatewayServer(deps: ServerDeps): GatewayServer {
       if (closing) req.socket.end();
     });
     handle(req, res).catch((err: unknown) => {
-      deps.log.error(`server: unhandled error on ${req.method} ${req.url}: ${(err as Error).stack ?? String(err)}`);
+      deps.log.error(
+        `server: unhandled error on ${req.method} ${req.url}: ${(err as Error).stack ?? String(err)}`,
+      );
       if (!res.headersSent) {
-        refuse(res, 'openai-chat', { status: 500, kind: 'internal', code: 'internal_error', message: 'internal error' });
+        refuse(res, 'openai-chat', {
+          status: 500,
+          kind: 'internal',
+          code: 'internal_error',
+          message: 'internal error',
+        });
       } else {
         res.destroy();
       }

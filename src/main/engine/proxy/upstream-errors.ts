@@ -7,7 +7,8 @@ type Json = Record<string, unknown>;
 /** The human message inside an error body of any of the three formats, if there is one. */
 export function upstreamErrorMessage(parsed: unknown): string | null {
   const root = parsed as Json | null;
-  const err = root && typeof root === 'object' ? (root.error as Json | string | undefined) : undefined;
+  const err =
+    root && typeof root === 'object' ? (root.error as Json | string | undefined) : undefined;
   if (typeof err === 'string') return err;
   if (err && typeof err.message === 'string') return err.message;
   if (root && typeof root.message === 'string') return root.message;
@@ -42,10 +43,11 @@ export function clientErrorFromUpstream(
     parsed = undefined;
   }
   const upstreamMessage = upstreamErrorMessage(parsed);
-  const message = redactSecrets(
-    upstreamMessage ?? (text.trim().slice(0, 300) || `HTTP ${status} with an empty body`),
-    secrets,
-  );
+  // Redact before cutting: a secret split by the cut would no longer match.
+  const message =
+    (upstreamMessage !== null
+      ? redactSecrets(upstreamMessage, secrets)
+      : redactSecrets(text.trim(), secrets).slice(0, 300)) || `HTTP ${status} with an empty body`;
   if (parsed !== undefined && isClientShaped(format, parsed)) {
     return { body: redactSecrets(text, secrets), message };
   }

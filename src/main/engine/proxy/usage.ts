@@ -46,7 +46,8 @@ export function emptyUsage(): Usage {
 }
 
 const NEWLINE = 0x0a;
-const MAX_LINE = 1024 * 1024;
+// Responses' `response.completed` repeats the whole output, so its line can be long.
+const MAX_LINE = 16 * 1024 * 1024;
 
 /**
  * Watches a relayed SSE byte stream for usage without holding the stream: it splits lines

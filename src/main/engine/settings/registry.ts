@@ -66,7 +66,7 @@ export const SETTINGS: readonly SettingDef[] = [
     min: 1,
     max: 3650,
     unit: 'days',
-    description: 'Request log rows older than this are pruned. Read at start.',
+    description: 'Request log rows older than this are pruned (checked at most once a minute).',
   },
 ];
 

@@ -1,7 +1,7 @@
 import type { SettingView } from '../../../shared/contract';
 import { ValidationError } from '../config/validate';
 import type { Logger } from '../logger';
-import { type SettingDef, SETTINGS } from './registry';
+import { SETTINGS, type SettingDef } from './registry';
 
 export interface SettingsStore {
   all(): Record<string, unknown>;
@@ -35,8 +35,8 @@ function parseEnv(def: SettingDef, raw: string): Value | undefined {
     if (/^(0|false|no|off)$/i.test(raw)) return false;
     return undefined;
   }
-  const n = Number(raw);
-  return Number.isFinite(n) ? clamp(def, Math.round(n)) : undefined;
+  if (!/^\s*-?\d+(\.\d+)?\s*$/.test(raw)) return undefined;
+  return clamp(def, Math.round(Number(raw)));
 }
 
 /**
@@ -61,7 +61,9 @@ export class Settings {
       }
       this.defaults.set(
         def.key,
-        fromEnv === undefined ? { value: def.defaultValue, source: 'default' } : { value: fromEnv, source: 'env' },
+        fromEnv === undefined
+          ? { value: def.defaultValue, source: 'default' }
+          : { value: fromEnv, source: 'env' },
       );
     }
     this.reload();
@@ -139,7 +141,10 @@ export class Settings {
 }
 
 /** `{a: {b: 1}}` → `{'a.b': 1}`: config files nest, settings keys are dotted. */
-export function flattenSettings(value: Record<string, unknown>, prefix = ''): Record<string, unknown> {
+export function flattenSettings(
+  value: Record<string, unknown>,
+  prefix = '',
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {
     const key = prefix ? `${prefix}.${k}` : k;

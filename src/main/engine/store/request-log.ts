@@ -11,8 +11,9 @@ export interface RequestLogOptions {
   flushIntervalMs?: number;
   /** Entries per write transaction; reaching it schedules a flush right away (default 500). */
   maxBatch?: number;
-  /** Rows older than this are pruned (default 30). */
-  retentionDays?: number;
+  /** Rows older than this are pruned (default 30); a function is read at each prune, so a
+   *  changed setting applies without a restart. */
+  retentionDays?: number | (() => number);
   /** Only the newest this many rows are kept (default 200 000). */
   maxRows?: number;
   /** Entries kept in memory while flushing fails; the oldest are dropped beyond it (default 50 000). */
@@ -98,7 +99,8 @@ const INSERT_VALUES =
 export function createRequestLog(db: Db, opts: RequestLogOptions = {}): RequestLog {
   const flushIntervalMs = Math.max(1, opts.flushIntervalMs ?? 250);
   const maxBatch = Math.max(1, Math.floor(opts.maxBatch ?? 500));
-  const retentionMs = (opts.retentionDays ?? 30) * DAY_MS;
+  const retention = opts.retentionDays ?? 30;
+  const retentionMs = () => (typeof retention === 'function' ? retention() : retention) * DAY_MS;
   const maxRows = Math.max(1, Math.floor(opts.maxRows ?? 200_000));
   const maxBuffer = Math.max(1, Math.floor(opts.maxBuffer ?? 50_000));
   const now = opts.now ?? Date.now;
@@ -222,7 +224,7 @@ export function createRequestLog(db: Db, opts: RequestLogOptions = {}): RequestL
     if (t - lastPruneAt < PRUNE_EVERY_MS) return;
     lastPruneAt = t;
     try {
-      prune.immediate(t - retentionMs);
+      prune.immediate(t - retentionMs());
     } catch (err) {
       report(err);
     }

@@ -1,0 +1,333 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  emptyUsage,
+  mergeUsage,
+  SseUsageObserver,
+  type Usage,
+  usageOf,
+} from '../../src/main/engine/proxy/usage';
+
+function merged(...values: unknown[]): Usage {
+  const usage = emptyUsage();
+  for (const v of values) mergeUsage(usage, v);
+  return usage;
+}
+
+function sse(events: { event?: string; data: unknown }[], eol = '\n'): Buffer {
+  const text = events
+    .map((e) => {
+      const data = typeof e.data === 'string' ? e.data : JSON.stringify(e.data);
+      return `${e.event ? `event: ${e.event}${eol}` : ''}data: ${data}${eol}${eol}`;
+    })
+    .join('');
+  return Buffer.from(text, 'utf8');
+}
+
+/** A Chat Completions stream with `stream_options.include_usage`: usage null until the last chunk. */
+const CHAT_STREAM = sse([
+  {
+    data: {
+      id: 'c1',
+      object: 'chat.completion.chunk',
+      choices: [{ index: 0, delta: { role: 'assistant', content: '' } }],
+      usage: null,
+    },
+  },
+  {
+    data: {
+      id: 'c1',
+      object: 'chat.completion.chunk',
+      choices: [{ index: 0, delta: { content: 'Héllo wörld, 世界 🌊' } }],
+      usage: null,
+    },
+  },
+  {
+    data: {
+      id: 'c1',
+      object: 'chat.completion.chunk',
+      choices: [{ index: 0, delta: { content: 'the word "usage" in text' } }],
+      usage: null,
+    },
+  },
+  {
+    data: {
+      id: 'c1',
+      object: 'chat.completion.chunk',
+      choices: [{ index: 0, delta: {}, finish_reason: 'stop' }],
+      usage: null,
+    },
+  },
+  {
+    data: {
+      id: 'c1',
+      object: 'chat.completion.chunk',
+      choices: [],
+      usage: {
+        prompt_tokens: 120,
+        completion_tokens: 37,
+        total_tokens: 157,
+        prompt_tokens_details: { cached_tokens: 64 },
+      },
+    },
+  },
+  { data: '[DONE]' },
+]);
+
+/** A Responses API stream: usage arrives inside `response.completed`. */
+const RESPONSES_STREAM = sse([
+  {
+    event: 'response.created',
+    data: { type: 'response.created', response: { id: 'r1', status: 'in_progress', usage: null } },
+  },
+  {
+    event: 'response.output_text.delta',
+    data: { type: 'response.output_text.delta', delta: 'Grüße 🌍 ' },
+  },
+  {
+    event: 'response.output_text.delta',
+    data: { type: 'response.output_text.delta', delta: 'done' },
+  },
+  {
+    event: 'response.completed',
+    data: {
+      type: 'response.completed',
+      response: {
+        id: 'r1',
+        status: 'completed',
+        usage: {
+          input_tokens: 300,
+          input_tokens_details: { cached_tokens: 256 },
+          output_tokens: 12,
+          total_tokens: 312,
+        },
+      },
+    },
+  },
+]);
+
+/** An Anthropic Messages stream: input tokens in message_start, output tokens in message_delta. */
+const ANTHROPIC_STREAM = sse([
+  {
+    event: 'message_start',
+    data: {
+      type: 'message_start',
+      message: {
+        id: 'm1',
+        type: 'message',
+        role: 'assistant',
+        content: [],
+        usage: {
+          input_tokens: 2095,
+          cache_read_input_tokens: 1800,
+          cache_creation_input_tokens: 0,
+          output_tokens: 1,
+        },
+      },
+    },
+  },
+  {
+    event: 'content_block_start',
+    data: { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+  },
+  { event: 'ping', data: { type: 'ping' } },
+  {
+    event: 'content_block_delta',
+    data: {
+      type: 'content_block_delta',
+      index: 0,
+      delta: { type: 'text_delta', text: 'Ça va? 日本語' },
+    },
+  },
+  { event: 'content_block_stop', data: { type: 'content_block_stop', index: 0 } },
+  {
+    event: 'message_delta',
+    data: {
+      type: 'message_delta',
+      delta: { stop_reason: 'end_turn' },
+      usage: { output_tokens: 503 },
+    },
+  },
+  { event: 'message_stop', data: { type: 'message_stop' } },
+]);
+
+const STREAMS: [string, Buffer, Usage][] = [
+  ['Chat Completions', CHAT_STREAM, { inputTokens: 120, outputTokens: 37, cachedTokens: 64 }],
+  ['Responses', RESPONSES_STREAM, { inputTokens: 300, outputTokens: 12, cachedTokens: 256 }],
+  [
+    'Anthropic Messages',
+    ANTHROPIC_STREAM,
+    { inputTokens: 2095, outputTokens: 503, cachedTokens: 1800 },
+  ],
+];
+
+function observe(chunks: Buffer[]): Usage {
+  const observer = new SseUsageObserver();
+  for (const chunk of chunks) observer.push(chunk);
+  return observer.usage;
+}
+
+describe('usage is read from each format’s usage object', () => {
+  it('Chat Completions: prompt/completion tokens, cached from prompt_tokens_details', () => {
+    expect(
+      merged({
+        prompt_tokens: 10,
+        completion_tokens: 20,
+        total_tokens: 30,
+        prompt_tokens_details: { cached_tokens: 4 },
+      }),
+    ).toEqual({ inputTokens: 10, outputTokens: 20, cachedTokens: 4 });
+  });
+
+  it('Responses: input/output tokens, cached from input_tokens_details', () => {
+    expect(
+      merged({
+        input_tokens: 11,
+        output_tokens: 22,
+        input_tokens_details: { cached_tokens: 5 },
+        output_tokens_details: { reasoning_tokens: 3 },
+      }),
+    ).toEqual({ inputTokens: 11, outputTokens: 22, cachedTokens: 5 });
+  });
+
+  it('Anthropic: input/output tokens, cached from cache_read_input_tokens', () => {
+    expect(
+      merged({
+        input_tokens: 12,
+        output_tokens: 23,
+        cache_read_input_tokens: 6,
+        cache_creation_input_tokens: 100,
+      }),
+    ).toEqual({ inputTokens: 12, outputTokens: 23, cachedTokens: 6 });
+  });
+
+  it('what the upstream did not say stays null', () => {
+    expect(merged({ prompt_tokens: 10 })).toEqual({
+      inputTokens: 10,
+      outputTokens: null,
+      cachedTokens: null,
+    });
+    expect(merged({})).toEqual(emptyUsage());
+  });
+
+  it('non-objects and non-numbers are ignored', () => {
+    expect(
+      merged(null, undefined, 'usage', 42, { prompt_tokens: '10', completion_tokens: Number.NaN }),
+    ).toEqual(emptyUsage());
+  });
+});
+
+describe('Anthropic streams: message_start then message_delta merge into one usage', () => {
+  it('input and cache from message_start, output from message_delta', () => {
+    const start = {
+      type: 'message_start',
+      message: { usage: { input_tokens: 25, output_tokens: 1, cache_read_input_tokens: 10 } },
+    };
+    const delta = {
+      type: 'message_delta',
+      delta: { stop_reason: 'end_turn' },
+      usage: { output_tokens: 42 },
+    };
+    expect(merged(usageOf(start), usageOf(delta))).toEqual({
+      inputTokens: 25,
+      outputTokens: 42,
+      cachedTokens: 10,
+    });
+  });
+
+  it('a later report replaces only the fields it carries', () => {
+    const usage = merged(
+      { input_tokens: 25, cache_read_input_tokens: 10 },
+      { output_tokens: 42 },
+      { input_tokens: 26 },
+    );
+    expect(usage).toEqual({ inputTokens: 26, outputTokens: 42, cachedTokens: 10 });
+  });
+});
+
+describe('usageOf finds the usage of a whole response or of one stream event', () => {
+  it('top-level usage (Chat, Anthropic message_delta, whole responses)', () => {
+    expect(usageOf({ usage: { prompt_tokens: 1 } })).toEqual({ prompt_tokens: 1 });
+  });
+
+  it('response.usage (Responses events) and message.usage (Anthropic message_start)', () => {
+    expect(
+      usageOf({ type: 'response.completed', response: { usage: { input_tokens: 2 } } }),
+    ).toEqual({ input_tokens: 2 });
+    expect(usageOf({ type: 'message_start', message: { usage: { input_tokens: 3 } } })).toEqual({
+      input_tokens: 3,
+    });
+  });
+
+  it('nothing when the event carries no usage', () => {
+    expect(usageOf({ type: 'ping' })).toBeUndefined();
+  });
+});
+
+describe('SseUsageObserver: watches a relayed SSE stream for usage', () => {
+  for (const [name, stream, expected] of STREAMS) {
+    it(`${name}: the whole stream in one chunk`, () => {
+      expect(observe([stream])).toEqual(expected);
+    });
+
+    it(`${name}: one byte at a time`, () => {
+      const bytes = [...stream].map((b) => Buffer.from([b]));
+      expect(observe(bytes)).toEqual(expected);
+    });
+  }
+
+  it('CRLF line endings', () => {
+    const stream = sse(
+      [{ data: { usage: { input_tokens: 7, output_tokens: 8 } } }, { data: '[DONE]' }],
+      '\r\n',
+    );
+    expect(observe([stream])).toEqual({ inputTokens: 7, outputTokens: 8, cachedTokens: null });
+  });
+
+  it('"data:" without a space', () => {
+    expect(observe([Buffer.from('data:{"usage":{"prompt_tokens":3}}\n\n')]).inputTokens).toBe(3);
+  });
+
+  it('[DONE], comments, event lines and data lines without usage are ignored', () => {
+    const stream = Buffer.from(
+      [
+        ': keep-alive',
+        'event: usage',
+        'data: [DONE]',
+        'data: {"choices":[{"delta":{"content":"x"}}]}',
+        'data: {"usage":null}',
+        'data: not json but mentions "usage"',
+        'id: 7',
+        '',
+        '',
+      ].join('\n'),
+    );
+    expect(observe([stream])).toEqual(emptyUsage());
+  });
+
+  it('a line is counted only once its newline has arrived', () => {
+    const observer = new SseUsageObserver();
+    observer.push(Buffer.from('data: {"usage":{"prompt_tokens":9}}'));
+    expect(observer.usage.inputTokens).toBeNull();
+    observer.push(Buffer.from('\n\n'));
+    expect(observer.usage.inputTokens).toBe(9);
+  });
+
+  it('any split of a real SSE byte stream yields the same usage as one chunk', () => {
+    const streamArb = fc.constantFrom(...STREAMS);
+    const splitArb = streamArb.chain(([, stream, expected]) =>
+      fc
+        .uniqueArray(fc.integer({ min: 1, max: stream.length - 1 }), { maxLength: 40 })
+        .map((cuts) => ({ stream, expected, cuts: cuts.sort((a, b) => a - b) })),
+    );
+    fc.assert(
+      fc.property(splitArb, ({ stream, expected, cuts }) => {
+        const bounds = [0, ...cuts, stream.length];
+        const chunks = bounds.slice(1).map((end, i) => stream.subarray(bounds[i]!, end));
+        expect(observe(chunks)).toEqual(expected);
+        expect(observe(chunks)).toEqual(observe([stream]));
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
