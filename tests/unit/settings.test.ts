@@ -212,8 +212,8 @@ describe('saved values of the wrong type or for unknown keys are ignored on load
     expect(s.number('timeouts.connectMs')).toBe(10_000);
     expect(s.boolean('modelLockout.enabled')).toBe(false);
     expect(log.warnings).toEqual([
-      'ignoring saved setting timeouts.connectMs: stored value has the wrong type',
-      'ignoring saved setting modelLockout.enabled: stored value has the wrong type',
+      'ignoring saved setting timeouts.connectMs: stored value is not valid',
+      'ignoring saved setting modelLockout.enabled: stored value is not valid',
     ]);
   });
 
@@ -335,9 +335,9 @@ describe('view() reports each setting with its source', () => {
 
   it('number() and boolean() refuse unknown keys and the wrong kind', () => {
     const { s } = settings();
-    expect(() => s.number('nope')).toThrow('unknown numeric setting nope');
-    expect(() => s.number('modelLockout.enabled')).toThrow('unknown numeric setting');
-    expect(() => s.boolean('timeouts.connectMs')).toThrow('unknown boolean setting');
+    expect(() => s.number('nope')).toThrow('unknown setting nope');
+    expect(() => s.number('modelLockout.enabled')).toThrow('is not numeric');
+    expect(() => s.boolean('timeouts.connectMs')).toThrow('is not boolean');
   });
 
   it('unknownKeys lists the keys the registry does not know', () => {

@@ -10,17 +10,9 @@ import type {
   UpstreamTimeouts,
 } from '../../../shared/contract';
 import { findSetting } from '../settings/registry';
+import { ValidationError } from './validation-error';
 
-/** A rejected input: `field` is a dotted path such as `providers[0].baseUrl`. */
-export class ValidationError extends Error {
-  constructor(
-    readonly field: string,
-    readonly reason: string,
-  ) {
-    super(`${field}: ${reason}`);
-    this.name = 'ValidationError';
-  }
-}
+export { ValidationError };
 
 type Obj = Record<string, unknown>;
 

@@ -1,3 +1,5 @@
+import { RESILIENCE_CROSS_CHECKS, RESILIENCE_SETTINGS } from './resilience-settings';
+
 /**
  * Every tunable number or switch of the engine, with its default, the environment variable that
  * may change that default, and its allowed range. Resilience mechanisms add their own entries
@@ -5,18 +7,23 @@
  */
 export interface SettingDef {
   key: string;
-  kind: 'integer' | 'boolean';
-  defaultValue: number | boolean;
+  kind: 'integer' | 'boolean' | 'string' | 'json';
+  defaultValue: number | boolean | string | unknown[] | Record<string, unknown>;
+  /**
+   * For `string` and `json`: checks and normalises a value, throwing a ValidationError (field =
+   * the key) on anything invalid. Values read at start that fail it fall back to the default.
+   */
+  validate?: (value: unknown, key: string) => unknown;
   env?: string;
   min?: number;
   max?: number;
-  unit?: 'ms' | 'bytes' | 'days' | 'count';
+  unit?: 'ms' | 'bytes' | 'days' | 'count' | 'failures';
   description: string;
 }
 
 const DAY_MS = 86_400_000;
 
-export const SETTINGS: readonly SettingDef[] = [
+const CORE_SETTINGS: readonly SettingDef[] = [
   {
     key: 'timeouts.connectMs',
     kind: 'integer',
@@ -70,6 +77,19 @@ export const SETTINGS: readonly SettingDef[] = [
   },
 ];
 
+export const SETTINGS: readonly SettingDef[] = [...CORE_SETTINGS, ...RESILIENCE_SETTINGS];
+
+export const CROSS_CHECKS: readonly CrossCheck[] = RESILIENCE_CROSS_CHECKS;
+
 export function findSetting(key: string): SettingDef | undefined {
   return SETTINGS.find((s) => s.key === key);
+}
+
+/** A rule spanning several settings (e.g. max ≥ base); returns the problem or null. */
+export interface CrossCheck {
+  /** The key errors are reported on. */
+  key: string;
+  /** Every key the rule reads (rules whose keys a registry lacks are skipped). */
+  keys: string[];
+  check(get: (key: string) => unknown): string | null;
 }

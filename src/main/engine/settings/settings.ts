@@ -1,7 +1,7 @@
 import type { SettingView } from '../../../shared/contract';
-import { ValidationError } from '../config/validate';
+import { ValidationError } from '../config/validation-error';
 import type { Logger } from '../logger';
-import { SETTINGS, type SettingDef } from './registry';
+import { CROSS_CHECKS, type CrossCheck, SETTINGS, type SettingDef } from './registry';
 
 export interface SettingsStore {
   all(): Record<string, unknown>;
@@ -9,12 +9,19 @@ export interface SettingsStore {
   remove(key: string): boolean;
 }
 
-type Value = number | boolean;
+type Value = unknown;
 
 function check(def: SettingDef, value: unknown): Value {
   if (def.kind === 'boolean') {
     if (typeof value !== 'boolean') throw new ValidationError(def.key, 'must be true or false');
     return value;
+  }
+  if (def.kind === 'string') {
+    if (typeof value !== 'string') throw new ValidationError(def.key, 'must be a string');
+    return def.validate ? def.validate(value, def.key) : value;
+  }
+  if (def.kind === 'json') {
+    return def.validate ? def.validate(value, def.key) : value;
   }
   if (typeof value !== 'number' || !Number.isInteger(value)) {
     throw new ValidationError(def.key, `must be an integer${def.unit ? ` (${def.unit})` : ''}`);
@@ -29,11 +36,31 @@ function clamp(def: SettingDef, value: number): number {
   return Math.min(def.max ?? value, Math.max(def.min ?? value, value));
 }
 
+/** A value read at start (env or saved): numbers are clamped, anything else must validate. */
+function coerce(def: SettingDef, value: unknown): Value | undefined {
+  if (def.kind === 'integer') {
+    return typeof value === 'number' && Number.isFinite(value) ? clamp(def, Math.round(value)) : undefined;
+  }
+  try {
+    return check(def, value);
+  } catch {
+    return undefined;
+  }
+}
+
 function parseEnv(def: SettingDef, raw: string): Value | undefined {
   if (def.kind === 'boolean') {
     if (/^(1|true|yes|on)$/i.test(raw)) return true;
     if (/^(0|false|no|off)$/i.test(raw)) return false;
     return undefined;
+  }
+  if (def.kind === 'string') return coerce(def, raw);
+  if (def.kind === 'json') {
+    try {
+      return coerce(def, JSON.parse(raw));
+    } catch {
+      return undefined;
+    }
   }
   if (!/^\s*-?\d+(\.\d+)?\s*$/.test(raw)) return undefined;
   return clamp(def, Math.round(Number(raw)));
@@ -46,13 +73,16 @@ function parseEnv(def: SettingDef, raw: string): Value | undefined {
 export class Settings {
   private readonly defaults = new Map<string, { value: Value; source: 'default' | 'env' }>();
   private saved = new Map<string, Value>();
+  private readonly byKey: Map<string, SettingDef>;
 
   constructor(
     private readonly store: SettingsStore,
     env: NodeJS.ProcessEnv,
     private readonly log: Logger,
     private readonly defs: readonly SettingDef[] = SETTINGS,
+    private readonly crossChecks: readonly CrossCheck[] = CROSS_CHECKS,
   ) {
+    this.byKey = new Map(defs.map((d) => [d.key, d]));
     for (const def of defs) {
       const raw = def.env ? env[def.env] : undefined;
       const fromEnv = raw === undefined || raw === '' ? undefined : parseEnv(def, raw);
@@ -72,36 +102,49 @@ export class Settings {
   private reload(): void {
     const next = new Map<string, Value>();
     for (const [key, raw] of Object.entries(this.store.all())) {
-      const def = this.def(key);
+      const def = this.byKey.get(key);
       if (!def) continue;
-      if (def.kind === 'integer' && typeof raw === 'number' && Number.isFinite(raw)) {
-        next.set(key, clamp(def, Math.round(raw)));
-      } else if (def.kind === 'boolean' && typeof raw === 'boolean') {
-        next.set(key, raw);
-      } else {
-        this.log.warn(`ignoring saved setting ${key}: stored value has the wrong type`);
-      }
+      const value = coerce(def, raw);
+      if (value === undefined) this.log.warn(`ignoring saved setting ${key}: stored value is not valid`);
+      else next.set(key, value);
     }
     this.saved = next;
   }
 
   private def(key: string): SettingDef | undefined {
-    return this.defs.find((d) => d.key === key);
+    return this.byKey.get(key);
+  }
+
+  /** The effective value; throws for a key the registry does not know (a programming error). */
+  get(key: string): unknown {
+    if (this.saved.has(key)) return this.saved.get(key);
+    const d = this.defaults.get(key);
+    if (!d) throw new Error(`unknown setting ${key}`);
+    return d.value;
   }
 
   number(key: string): number {
-    const v = this.saved.get(key) ?? this.defaults.get(key)?.value;
-    if (typeof v !== 'number') throw new Error(`unknown numeric setting ${key}`);
+    const v = this.get(key);
+    if (typeof v !== 'number') throw new Error(`setting ${key} is not numeric`);
     return v;
   }
 
   boolean(key: string): boolean {
-    const v = this.saved.get(key) ?? this.defaults.get(key)?.value;
-    if (typeof v !== 'boolean') throw new Error(`unknown boolean setting ${key}`);
+    const v = this.get(key);
+    if (typeof v !== 'boolean') throw new Error(`setting ${key} is not boolean`);
     return v;
   }
 
-  /** Validates every value first; `null` clears a saved value (back to env/default). */
+  string(key: string): string {
+    const v = this.get(key);
+    if (typeof v !== 'string') throw new Error(`setting ${key} is not a string`);
+    return v;
+  }
+
+  /**
+   * Validates every value, then the rules spanning several settings against the result, and
+   * only then saves; `null` clears a saved value (back to env/default). All or nothing.
+   */
   update(values: Record<string, unknown>): void {
     const toSave: Record<string, Value> = {};
     const toClear: string[] = [];
@@ -110,6 +153,16 @@ export class Settings {
       if (!def) throw new ValidationError(key, 'unknown setting');
       if (value === null) toClear.push(key);
       else toSave[key] = check(def, value);
+    }
+    const after = (key: string): unknown => {
+      if (key in toSave) return toSave[key];
+      if (toClear.includes(key)) return this.defaults.get(key)?.value;
+      return this.get(key);
+    };
+    for (const rule of this.crossChecks) {
+      if (!rule.keys.every((k) => this.byKey.has(k))) continue;
+      const problem = rule.check(after);
+      if (problem) throw new ValidationError(rule.key, problem);
     }
     this.store.setMany(toSave);
     for (const key of toClear) this.store.remove(key);
@@ -121,15 +174,16 @@ export class Settings {
     return Object.keys(values).filter((k) => !this.def(k));
   }
 
-  view(): SettingView[] {
-    return this.defs.map((def) => {
+  view(prefixes?: readonly string[]): SettingView[] {
+    const defs = prefixes ? this.defs.filter((d) => prefixes.some((p) => d.key.startsWith(p))) : this.defs;
+    return defs.map((def) => {
       const base = this.defaults.get(def.key)!;
-      const saved = this.saved.get(def.key);
+      const saved = this.saved.has(def.key);
       return {
         key: def.key,
-        value: saved ?? base.value,
+        value: saved ? this.saved.get(def.key) : base.value,
         defaultValue: def.defaultValue,
-        source: saved !== undefined ? 'saved' : base.source,
+        source: saved ? 'saved' : base.source,
         env: def.env ?? null,
         description: def.description,
         unit: def.unit ?? null,

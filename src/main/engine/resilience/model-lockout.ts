@@ -1,0 +1,196 @@
+import type { LockoutScope, LockoutView } from '../../../shared/contract';
+
+/** RESILIENCE.md §3 settings. */
+export interface LockoutSettings {
+  enabled: boolean;
+  errorCodes: number[];
+  baseCooldownMs: number;
+  maxCooldownMs: number;
+  maxBackoffSteps: number;
+  useExponentialBackoff: boolean;
+}
+
+export const DEFAULT_LOCKOUT_SETTINGS: LockoutSettings = {
+  enabled: false,
+  errorCodes: [403, 404, 429, 502, 503, 504],
+  baseCooldownMs: 120_000,
+  maxCooldownMs: 1_800_000,
+  maxBackoffSteps: 10,
+  useExponentialBackoff: true,
+};
+
+export interface LockoutEntry {
+  key: string;
+  provider: string;
+  connection: string;
+  /** The model that failed (for a family key, the member that triggered it). */
+  model: string;
+  /** Family name for `family` scope, otherwise the model. */
+  subject: string;
+  scope: LockoutScope;
+  reason: string;
+  failureCount: number;
+  expiresAt: number;
+}
+
+/** Which key a status locks: quota/permission → family, not-found → model, anything else → exact. */
+export function scopeForStatus(status: number): LockoutScope {
+  if (status === 429 || status === 403 || status === 402) return 'family';
+  if (status === 404) return 'model';
+  return 'exact';
+}
+
+export function lockoutKey(provider: string, connection: string, scope: LockoutScope, subject: string): string {
+  if (scope === 'exact') return `${provider}:${connection}:exact:${subject}`;
+  if (scope === 'family') return `${provider}:${connection}:family:${subject}`;
+  return `${provider}:${connection}:${subject}`;
+}
+
+export function lockoutDuration(failureCount: number, s: LockoutSettings): number {
+  if (!s.useExponentialBackoff) return s.baseCooldownMs;
+  return Math.min(s.maxCooldownMs, s.baseCooldownMs * 2 ** Math.min(failureCount - 1, s.maxBackoffSteps));
+}
+
+/** The model's quota family: the first declared family with a matching pattern (`*` wildcard). */
+export function familyOf(model: string, families: Record<string, string[]>): string {
+  for (const [family, patterns] of Object.entries(families)) {
+    for (const p of patterns) {
+      const re = new RegExp(`^${p.split('*').map((x) => x.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+      if (re.test(model)) return family;
+    }
+  }
+  return model;
+}
+
+export interface LockoutFailure {
+  provider: string;
+  connection: string;
+  model: string;
+  status: number;
+  reason: string;
+  /** A rule's explicit scope wins over the status-derived one. */
+  scope?: LockoutScope;
+  /** A rule's declared duration (capped by maxCooldownMs); otherwise the backoff. */
+  cooldownMs?: number;
+  families: Record<string, string[]>;
+}
+
+/**
+ * Model lockouts keyed by provider/connection/(family|model|exact). Entries outlive their
+ * expiry so a model that fails again soon is locked longer; successes decay them by halving.
+ */
+export class ModelLockouts {
+  private readonly entries = new Map<string, LockoutEntry>();
+
+  constructor(restored: LockoutEntry[] = []) {
+    for (const e of restored) this.entries.set(e.key, { ...e });
+  }
+
+  private keysFor(provider: string, connection: string, model: string, families: Record<string, string[]>): string[] {
+    return [
+      lockoutKey(provider, connection, 'family', familyOf(model, families)),
+      lockoutKey(provider, connection, 'model', model),
+      lockoutKey(provider, connection, 'exact', model),
+    ];
+  }
+
+  /** The active lockout covering this triple with the latest expiry, if any. */
+  check(
+    provider: string,
+    connection: string,
+    model: string,
+    families: Record<string, string[]>,
+    now: number,
+  ): LockoutEntry | null {
+    let worst: LockoutEntry | null = null;
+    for (const key of this.keysFor(provider, connection, model, families)) {
+      const e = this.entries.get(key);
+      if (e && e.expiresAt > now && (!worst || e.expiresAt > worst.expiresAt)) worst = e;
+    }
+    return worst;
+  }
+
+  /**
+   * Records a failure. Returns the entry written, or null when lockout does not apply (off,
+   * or a status outside `errorCodes` without an explicit rule).
+   */
+  recordFailure(f: LockoutFailure, settings: LockoutSettings, now: number): LockoutEntry | null {
+    const explicit = f.scope !== undefined || f.cooldownMs !== undefined;
+    if (!settings.enabled && !explicit) return null;
+    if (!explicit && !settings.errorCodes.includes(f.status)) return null;
+    const scope = f.scope ?? scopeForStatus(f.status);
+    const subject = scope === 'family' ? familyOf(f.model, f.families) : f.model;
+    const key = lockoutKey(f.provider, f.connection, scope, subject);
+    const failureCount = (this.entries.get(key)?.failureCount ?? 0) + 1;
+    const duration =
+      f.cooldownMs !== undefined ? Math.min(f.cooldownMs, settings.maxCooldownMs) : lockoutDuration(failureCount, settings);
+    const entry: LockoutEntry = {
+      key,
+      provider: f.provider,
+      connection: f.connection,
+      model: f.model,
+      subject,
+      scope,
+      reason: f.reason,
+      failureCount,
+      expiresAt: now + duration,
+    };
+    this.entries.set(key, entry);
+    return entry;
+  }
+
+  /** Halves the failure counts covering this triple; entries reaching 0 are removed. */
+  recordSuccess(provider: string, connection: string, model: string, families: Record<string, string[]>): LockoutEntry[] {
+    const removed: LockoutEntry[] = [];
+    for (const key of this.keysFor(provider, connection, model, families)) {
+      const e = this.entries.get(key);
+      if (!e) continue;
+      const failureCount = Math.floor(e.failureCount / 2);
+      if (failureCount <= 0) {
+        this.entries.delete(key);
+        removed.push(e);
+      } else {
+        this.entries.set(key, { ...e, failureCount });
+      }
+    }
+    return removed;
+  }
+
+  /** Re-enables a model: every entry of that provider/connection naming it, in any scope. */
+  clear(provider: string, connection: string, model: string): LockoutEntry[] {
+    const removed: LockoutEntry[] = [];
+    for (const [key, e] of this.entries) {
+      if (e.provider === provider && e.connection === connection && (e.model === model || e.subject === model)) {
+        this.entries.delete(key);
+        removed.push(e);
+      }
+    }
+    return removed;
+  }
+
+  clearAll(filter: (e: LockoutEntry) => boolean = () => true): LockoutEntry[] {
+    const removed = [...this.entries.values()].filter(filter);
+    for (const e of removed) this.entries.delete(e.key);
+    return removed;
+  }
+
+  active(now: number): LockoutEntry[] {
+    return [...this.entries.values()].filter((e) => e.expiresAt > now);
+  }
+
+  all(): LockoutEntry[] {
+    return [...this.entries.values()];
+  }
+}
+
+export function lockoutView(e: LockoutEntry): LockoutView {
+  return {
+    provider: e.provider,
+    connection: e.connection,
+    model: e.scope === 'family' ? e.subject : e.model,
+    scope: e.scope,
+    reason: e.reason,
+    failureCount: e.failureCount,
+    expiresAt: e.expiresAt,
+  };
+}

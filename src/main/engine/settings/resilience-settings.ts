@@ -1,0 +1,285 @@
+import { ValidationError } from '../config/validation-error';
+import { DEFAULT_BREAKER_PROFILES } from '../resilience/breaker';
+import { RULE_REASONS } from '../resilience/error-rules';
+import { DEFAULT_LOCKOUT_SETTINGS } from '../resilience/model-lockout';
+import { DEFAULT_PROVIDER_COOLDOWN } from '../resilience/provider-cooldown';
+import type { CrossCheck, SettingDef } from './registry';
+
+const DAY = 86_400_000;
+const PROFILES = ['oauth', 'api_key', 'local'] as const;
+
+function breakerDefs(): SettingDef[] {
+  return PROFILES.flatMap((p) => {
+    const d = DEFAULT_BREAKER_PROFILES[p];
+    return [
+      {
+        key: `breaker.${p}.degradationThreshold`,
+        kind: 'integer',
+        defaultValue: d.degradationThreshold,
+        min: 0,
+        max: 10_000,
+        unit: 'failures',
+        description: `Failures at which a ${p} provider's breaker turns DEGRADED (still allowed). 0 derives max(1, floor(0.6 × failureThreshold)).`,
+      },
+      {
+        key: `breaker.${p}.failureThreshold`,
+        kind: 'integer',
+        defaultValue: d.failureThreshold,
+        min: 1,
+        max: 10_000,
+        unit: 'failures',
+        description: `Failures at which a ${p} provider's circuit opens and routing skips it.`,
+      },
+      {
+        key: `breaker.${p}.resetTimeoutMs`,
+        kind: 'integer',
+        defaultValue: d.resetTimeoutMs,
+        min: 1_000,
+        max: DAY,
+        unit: 'ms',
+        description: `How long a ${p} provider's circuit stays open before one probe is let through (doubles per failed probe, up to 16×).`,
+      },
+    ] satisfies SettingDef[];
+  });
+}
+
+function providerCooldownDefs(): SettingDef[] {
+  return (['oauth', 'api_key'] as const).flatMap((p) => {
+    const d = DEFAULT_PROVIDER_COOLDOWN[p];
+    const env = `BREAKWATER_PROVIDER_BREAKER_${p.toUpperCase()}`;
+    return [
+      {
+        key: `providerCooldown.${p}.providerFailureThreshold`,
+        kind: 'integer',
+        defaultValue: d.providerFailureThreshold,
+        env: `${env}_FAILURE_THRESHOLD`,
+        min: 1,
+        max: 10_000,
+        unit: 'failures',
+        description: `Failures inside the window that put a ${p} provider in cooldown${p === 'api_key' ? ' (local providers use this profile too)' : ''}.`,
+      },
+      {
+        key: `providerCooldown.${p}.providerFailureWindowMs`,
+        kind: 'integer',
+        defaultValue: d.providerFailureWindowMs,
+        env: `${env}_FAILURE_WINDOW_MS`,
+        min: 1_000,
+        max: DAY,
+        unit: 'ms',
+        description: `The sliding window in which a ${p} provider's failures are counted.`,
+      },
+      {
+        key: `providerCooldown.${p}.providerCooldownMs`,
+        kind: 'integer',
+        defaultValue: d.providerCooldownMs,
+        env: `${env}_COOLDOWN_MS`,
+        min: 1_000,
+        max: DAY,
+        unit: 'ms',
+        description: `How long a ${p} provider is skipped once it reaches the threshold.`,
+      },
+    ] satisfies SettingDef[];
+  });
+}
+
+function validateErrorCodes(value: unknown, key: string): number[] {
+  if (!Array.isArray(value) || !value.every((v) => Number.isInteger(v) && v >= 400 && v <= 599)) {
+    throw new ValidationError(key, 'must be an array of HTTP status codes between 400 and 599');
+  }
+  return [...new Set(value as number[])].sort((a, b) => a - b);
+}
+
+function validateFallback(value: unknown, key: string): string {
+  if (typeof value !== 'string') throw new ValidationError(key, 'must be a string');
+  const v = value.trim();
+  if (v !== '' && !/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}\/.+$/.test(v)) {
+    throw new ValidationError(key, 'must be empty or "provider/model"');
+  }
+  return v;
+}
+
+const RULE_FIELDS = ['provider', 'id', 'status', 'textMarkers', 'headers', 'reason', 'scope', 'cooldownMs'];
+
+function validateRules(value: unknown, key: string): unknown[] {
+  if (!Array.isArray(value)) throw new ValidationError(key, 'must be an array of rules');
+  return value.map((r, i) => {
+    const at = `${key}[${i}]`;
+    if (typeof r !== 'object' || r === null || Array.isArray(r)) throw new ValidationError(at, 'must be an object');
+    const rule = r as Record<string, unknown>;
+    for (const f of Object.keys(rule)) {
+      if (!RULE_FIELDS.includes(f)) throw new ValidationError(`${at}.${f}`, `unknown field (allowed: ${RULE_FIELDS.join(', ')})`);
+    }
+    if (typeof rule.provider !== 'string' || !rule.provider) throw new ValidationError(`${at}.provider`, 'must name a provider id');
+    if (typeof rule.id !== 'string' || !rule.id) throw new ValidationError(`${at}.id`, 'must be a non-empty string');
+    const statuses = rule.status === undefined ? [] : Array.isArray(rule.status) ? rule.status : [rule.status];
+    if (!statuses.every((s) => Number.isInteger(s) && (s as number) >= 400 && (s as number) <= 599)) {
+      throw new ValidationError(`${at}.status`, 'must be a status code 400-599 or an array of them');
+    }
+    if (rule.textMarkers !== undefined && (!Array.isArray(rule.textMarkers) || !rule.textMarkers.every((m) => typeof m === 'string' && m))) {
+      throw new ValidationError(`${at}.textMarkers`, 'must be an array of non-empty strings');
+    }
+    if (rule.headers !== undefined) {
+      const h = rule.headers;
+      if (typeof h !== 'object' || h === null || Array.isArray(h) || !Object.values(h).every((v) => typeof v === 'string')) {
+        throw new ValidationError(`${at}.headers`, 'must map header names to strings');
+      }
+    }
+    if (!RULE_REASONS.includes(rule.reason as never)) {
+      throw new ValidationError(`${at}.reason`, `must be one of ${RULE_REASONS.join(', ')}`);
+    }
+    if (!['model', 'provider', 'connection'].includes(rule.scope as string)) {
+      throw new ValidationError(`${at}.scope`, 'must be "model", "provider" or "connection"');
+    }
+    if (rule.scope === 'connection' && (rule.reason === 'permanent' || rule.reason === 'credits_exhausted')) {
+      throw new ValidationError(`${at}.reason`, 'a connection-scoped rule cools the connection; it cannot be permanent or credits');
+    }
+    if (rule.cooldownMs !== undefined && (!Number.isInteger(rule.cooldownMs) || (rule.cooldownMs as number) < 1000 || (rule.cooldownMs as number) > 7 * DAY)) {
+      throw new ValidationError(`${at}.cooldownMs`, 'must be an integer between 1000 and 604800000');
+    }
+    return rule;
+  });
+}
+
+const L = DEFAULT_LOCKOUT_SETTINGS;
+
+export const RESILIENCE_SETTINGS: readonly SettingDef[] = [
+  ...breakerDefs(),
+  {
+    key: 'providerCooldown.enabled',
+    kind: 'boolean',
+    defaultValue: false,
+    env: 'BREAKWATER_PROVIDER_COOLDOWN_ENABLED',
+    description: 'Windowed provider cooldown: skip a provider for a while once it fails N times within a window.',
+  },
+  ...providerCooldownDefs(),
+  {
+    key: 'cooldown.oauth.baseMs',
+    kind: 'integer',
+    defaultValue: 5_000,
+    min: 100,
+    max: DAY,
+    unit: 'ms',
+    description: 'First cooldown of an oauth connection; doubles per consecutive failure.',
+  },
+  {
+    key: 'cooldown.api_key.baseMs',
+    kind: 'integer',
+    defaultValue: 3_000,
+    min: 100,
+    max: DAY,
+    unit: 'ms',
+    description: 'First cooldown of an api_key or local connection; doubles per consecutive failure.',
+  },
+  {
+    key: 'cooldown.capMs',
+    kind: 'integer',
+    defaultValue: 1_800_000,
+    min: 1_000,
+    max: 7 * DAY,
+    unit: 'ms',
+    description: 'Longest backoff cooldown. Resets announced by the upstream are honoured as stated.',
+  },
+  {
+    key: 'modelLockout.enabled',
+    kind: 'boolean',
+    defaultValue: L.enabled,
+    description: 'Lock one provider/connection/model (or its quota family) instead of cooling the whole connection.',
+  },
+  {
+    key: 'modelLockout.errorCodes',
+    kind: 'json',
+    defaultValue: L.errorCodes,
+    validate: validateErrorCodes,
+    description: 'Upstream statuses that create a lockout (others never do, e.g. 402 and 500 by default).',
+  },
+  {
+    key: 'modelLockout.baseCooldownMs',
+    kind: 'integer',
+    defaultValue: L.baseCooldownMs,
+    min: 1_000,
+    max: 7 * DAY,
+    unit: 'ms',
+    description: 'Lockout duration for the first failure.',
+  },
+  {
+    key: 'modelLockout.maxCooldownMs',
+    kind: 'integer',
+    defaultValue: L.maxCooldownMs,
+    min: 1_000,
+    max: 7 * DAY,
+    unit: 'ms',
+    description: 'Longest lockout (must be at least the base).',
+  },
+  {
+    key: 'modelLockout.maxBackoffSteps',
+    kind: 'integer',
+    defaultValue: L.maxBackoffSteps,
+    min: 0,
+    max: 30,
+    unit: 'count',
+    description: 'Doublings of the base duration at most.',
+  },
+  {
+    key: 'modelLockout.useExponentialBackoff',
+    kind: 'boolean',
+    defaultValue: L.useExponentialBackoff,
+    description: 'Double the lockout per repeated failure; off uses the base duration every time.',
+  },
+  {
+    key: 'routing.failoverBudgetMs',
+    kind: 'integer',
+    defaultValue: 600_000,
+    min: 1_000,
+    max: DAY,
+    unit: 'ms',
+    description: 'Total time one request may spend across failover attempts; each attempt gets what is left.',
+  },
+  {
+    key: 'routing.emergencyFallback',
+    kind: 'string',
+    defaultValue: '',
+    env: 'BREAKWATER_EMERGENCY_FALLBACK',
+    validate: validateFallback,
+    description: 'A "provider/model" tried only when every other target is excluded or has failed, instead of answering 503.',
+  },
+  {
+    key: 'routing.emergencyFallbackEnabled',
+    kind: 'boolean',
+    defaultValue: true,
+    description: 'Switches the emergency fallback on and off without clearing it.',
+  },
+  {
+    key: 'providerErrorRules',
+    kind: 'json',
+    defaultValue: [],
+    validate: validateRules,
+    description:
+      'Operator error rules: [{provider, id, status?, textMarkers?, headers?, reason, scope, cooldownMs?}]. They apply to their provider without any allowlist.',
+  },
+];
+
+export const RESILIENCE_CROSS_CHECKS: readonly CrossCheck[] = [
+  {
+    key: 'modelLockout.maxCooldownMs',
+    keys: ['modelLockout.maxCooldownMs', 'modelLockout.baseCooldownMs'],
+    check: (get) =>
+      (get('modelLockout.maxCooldownMs') as number) < (get('modelLockout.baseCooldownMs') as number)
+        ? 'must be at least modelLockout.baseCooldownMs'
+        : null,
+  },
+  ...PROFILES.map(
+    (p): CrossCheck => ({
+      key: `breaker.${p}.degradationThreshold`,
+      keys: [`breaker.${p}.degradationThreshold`, `breaker.${p}.failureThreshold`],
+      check: (get) => {
+        const degraded = get(`breaker.${p}.degradationThreshold`) as number;
+        return degraded !== 0 && degraded >= (get(`breaker.${p}.failureThreshold`) as number)
+          ? `must be below breaker.${p}.failureThreshold (or 0 to derive it)`
+          : null;
+      },
+    }),
+  ),
+];
+
+/** Key prefixes served by `GET/PATCH /api/resilience`. */
+export const RESILIENCE_PREFIXES = ['breaker.', 'providerCooldown.', 'cooldown.', 'modelLockout.', 'routing.', 'providerErrorRules'];
