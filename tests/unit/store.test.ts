@@ -177,9 +177,10 @@ describe('repositories', () => {
       models: ['gpt-5', 'gpt-5-mini'],
       timeouts: { connectMs: 1000, idleMs: 30_000 },
       enabled: true,
+      options: { quotaFamilies: { 'gpt-5': ['gpt-5*'] } },
     };
     store.providers.upsert({ ...base, id: 'zeta', position: 0 });
-    store.providers.upsert({ ...base, id: 'alpha', position: 1, enabled: false, timeouts: {} });
+    store.providers.upsert({ ...base, id: 'alpha', position: 1, enabled: false, timeouts: {}, options: {} });
     store.providers.upsert({ ...base, id: 'beta', position: 0 });
     expect(store.providers.list().map((p) => p.id)).toEqual(['beta', 'zeta', 'alpha']);
     expect(store.providers.get('zeta')).toEqual({ ...base, id: 'zeta', position: 0 });
@@ -240,6 +241,7 @@ describe('repositories', () => {
       maxConcurrent: 2,
       enabled: true,
       position: 1,
+      options: { disableCooling: true },
     };
     const a0 = { ...a1, id: 'a-0', apiKey: null, apiKeyEnv: 'ANTHROPIC_API_KEY', position: 0 };
     const o1 = { ...a1, id: 'o-1', provider: 'other', maxConcurrent: null, enabled: false };

@@ -1,8 +1,10 @@
 import type {
   AuthClass,
   ComboConfig,
+  ConnectionOptions,
   ConnectionView,
   ProviderFormat,
+  ProviderOptions,
   ProviderView,
   UpstreamTimeouts,
 } from '../../shared/contract';
@@ -14,6 +16,7 @@ export interface CatalogConnection {
   apiKeyEnv: string | null;
   maxConcurrent: number | null;
   enabled: boolean;
+  options?: ConnectionOptions;
 }
 
 export interface CatalogProvider {
@@ -24,6 +27,7 @@ export interface CatalogProvider {
   models: string[];
   timeouts: Partial<UpstreamTimeouts>;
   enabled: boolean;
+  options?: ProviderOptions;
   connections: CatalogConnection[];
 }
 
@@ -79,6 +83,7 @@ export class Catalog {
       hasSecret: this.secretOf(conn) !== null,
       maxConcurrent: conn.maxConcurrent,
       enabled: conn.enabled,
+      disableCooling: conn.options?.disableCooling === true,
     };
   }
 
@@ -91,6 +96,7 @@ export class Catalog {
       models: [...p.models],
       timeouts: { ...p.timeouts },
       enabled: p.enabled,
+      quotaFamilies: p.options?.quotaFamilies ?? {},
       connections: p.connections.map((c) => this.connectionView(c)),
     };
   }

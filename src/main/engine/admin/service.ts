@@ -8,6 +8,7 @@ import type {
   SettingView,
 } from '../../../shared/contract';
 import type { Catalog } from '../catalog';
+import { connectionRecord, providerRecord } from '../config/records';
 import {
   ValidationError,
   validateCombo,
@@ -72,16 +73,9 @@ export class AdminService {
     const existing = this.store.providers.get(provider.id);
     const db = this.store.db;
     db.transaction(() => {
-      this.store.providers.upsert({
-        id: provider.id,
-        format: provider.format,
-        baseUrl: provider.baseUrl,
-        authClass: provider.authClass,
-        models: provider.models,
-        timeouts: provider.timeouts ?? {},
-        enabled: provider.enabled ?? true,
-        position: existing?.position ?? this.store.providers.list().length,
-      });
+      this.store.providers.upsert(
+        providerRecord(provider, existing?.position ?? this.store.providers.list().length),
+      );
       if (provider.connections) {
         const keep = new Set(provider.connections.map((c) => c.id));
         for (const c of this.store.connections.list(provider.id)) {
@@ -112,16 +106,9 @@ export class AdminService {
         `connection "${conn.id}" already belongs to provider "${existing.provider}"`,
       );
     }
-    const keepSecret = conn.apiKey === undefined && conn.apiKeyEnv === undefined;
-    this.store.connections.upsert({
-      id: conn.id,
-      provider,
-      apiKey: keepSecret ? (existing?.apiKey ?? null) : (conn.apiKey ?? null),
-      apiKeyEnv: keepSecret ? (existing?.apiKeyEnv ?? null) : (conn.apiKeyEnv ?? null),
-      maxConcurrent: conn.maxConcurrent ?? null,
-      enabled: conn.enabled ?? true,
-      position: existing?.position ?? fallbackPosition,
-    });
+    this.store.connections.upsert(
+      connectionRecord(provider, conn, existing, existing?.position ?? fallbackPosition),
+    );
   }
 
   saveConnection(provider: string, input: unknown): ConnectionView {

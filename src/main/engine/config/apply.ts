@@ -2,6 +2,7 @@ import type { BreakwaterConfig } from '../../../shared/contract';
 import type { Logger } from '../logger';
 import { flattenSettings, type Settings } from '../settings/settings';
 import type { Store } from '../store';
+import { connectionRecord, providerRecord } from './records';
 
 /**
  * Applies a config file at start. Entries the file names are created or replaced (file edits
@@ -18,16 +19,7 @@ export function applyConfig(
   store.db.transaction(() => {
     (config.providers ?? []).forEach((p, i) => {
       const existing = store.providers.get(p.id);
-      store.providers.upsert({
-        id: p.id,
-        format: p.format,
-        baseUrl: p.baseUrl,
-        authClass: p.authClass,
-        models: p.models,
-        timeouts: p.timeouts ?? {},
-        enabled: p.enabled ?? true,
-        position: existing?.position ?? i,
-      });
+      store.providers.upsert(providerRecord(p, existing?.position ?? i));
       p.connections.forEach((c, j) => {
         const prev = store.connections.get(c.id);
         if (prev && prev.provider !== p.id) {
@@ -35,16 +27,7 @@ export function applyConfig(
             `config: connection "${c.id}" already belongs to provider "${prev.provider}" in the database`,
           );
         }
-        const keepSecret = c.apiKey === undefined && c.apiKeyEnv === undefined;
-        store.connections.upsert({
-          id: c.id,
-          provider: p.id,
-          apiKey: keepSecret ? (prev?.apiKey ?? null) : (c.apiKey ?? null),
-          apiKeyEnv: keepSecret ? (prev?.apiKeyEnv ?? null) : (c.apiKeyEnv ?? null),
-          maxConcurrent: c.maxConcurrent ?? null,
-          enabled: c.enabled ?? true,
-          position: prev?.position ?? j,
-        });
+        store.connections.upsert(connectionRecord(p.id, c, prev, prev?.position ?? j));
       });
     });
     for (const combo of config.combos ?? []) {

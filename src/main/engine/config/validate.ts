@@ -18,7 +18,7 @@ type Obj = Record<string, unknown>;
 
 const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const ENV_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const FORMATS: readonly ProviderFormat[] = ['openai', 'anthropic'];
+const FORMATS: readonly ProviderFormat[] = ['openai', 'openai-chat', 'anthropic'];
 const AUTH_CLASSES: readonly AuthClass[] = ['api_key', 'oauth', 'local'];
 const STRATEGIES: readonly ComboConfig['strategy'][] = ['priority'];
 const TIMEOUT_KEYS: readonly (keyof UpstreamTimeouts)[] = [
@@ -137,7 +137,14 @@ function validateBaseUrl(value: unknown, field: string): string {
 }
 
 export function validateConnection(value: unknown, field: string): ConnectionConfig {
-  const o = object(value, field, ['id', 'apiKey', 'apiKeyEnv', 'maxConcurrent', 'enabled']);
+  const o = object(value, field, [
+    'id',
+    'apiKey',
+    'apiKeyEnv',
+    'maxConcurrent',
+    'enabled',
+    'disableCooling',
+  ]);
   const conn: ConnectionConfig = { id: identifier(o.id, `${field}.id`) };
   const apiKey = optional(o.apiKey, (v) => string(v, `${field}.apiKey`));
   const apiKeyEnv = optional(o.apiKeyEnv, (v) =>
@@ -157,6 +164,8 @@ export function validateConnection(value: unknown, field: string): ConnectionCon
   if (maxConcurrent !== undefined) conn.maxConcurrent = maxConcurrent;
   const enabled = optional(o.enabled, (v) => boolean(v, `${field}.enabled`));
   if (enabled !== undefined) conn.enabled = enabled;
+  const disableCooling = optional(o.disableCooling, (v) => boolean(v, `${field}.disableCooling`));
+  if (disableCooling !== undefined) conn.disableCooling = disableCooling;
   return conn;
 }
 
@@ -170,6 +179,7 @@ export function validateProvider(value: unknown, field: string): ProviderInput {
     'models',
     'timeouts',
     'enabled',
+    'quotaFamilies',
   ]);
   const id = identifier(o.id, `${field}.id`);
   const models = array(o.models ?? [], `${field}.models`).map((m, i) =>
@@ -193,6 +203,17 @@ export function validateProvider(value: unknown, field: string): ProviderInput {
   if (timeouts !== undefined) provider.timeouts = timeouts;
   const enabled = optional(o.enabled, (v) => boolean(v, `${field}.enabled`));
   if (enabled !== undefined) provider.enabled = enabled;
+  if (o.quotaFamilies !== undefined) {
+    const families = object(o.quotaFamilies, `${field}.quotaFamilies`, null);
+    provider.quotaFamilies = Object.fromEntries(
+      Object.entries(families).map(([name, patterns]) => [
+        name,
+        array(patterns, `${field}.quotaFamilies.${name}`).map((p, i) =>
+          string(p, `${field}.quotaFamilies.${name}[${i}]`),
+        ),
+      ]),
+    );
+  }
   return provider;
 }
 

@@ -98,29 +98,60 @@ function validateFallback(value: unknown, key: string): string {
   return v;
 }
 
-const RULE_FIELDS = ['provider', 'id', 'status', 'textMarkers', 'headers', 'reason', 'scope', 'cooldownMs'];
+const RULE_FIELDS = [
+  'provider',
+  'id',
+  'status',
+  'textMarkers',
+  'headers',
+  'reason',
+  'scope',
+  'cooldownMs',
+];
 
 function validateRules(value: unknown, key: string): unknown[] {
   if (!Array.isArray(value)) throw new ValidationError(key, 'must be an array of rules');
   return value.map((r, i) => {
     const at = `${key}[${i}]`;
-    if (typeof r !== 'object' || r === null || Array.isArray(r)) throw new ValidationError(at, 'must be an object');
+    if (typeof r !== 'object' || r === null || Array.isArray(r))
+      throw new ValidationError(at, 'must be an object');
     const rule = r as Record<string, unknown>;
     for (const f of Object.keys(rule)) {
-      if (!RULE_FIELDS.includes(f)) throw new ValidationError(`${at}.${f}`, `unknown field (allowed: ${RULE_FIELDS.join(', ')})`);
+      if (!RULE_FIELDS.includes(f))
+        throw new ValidationError(
+          `${at}.${f}`,
+          `unknown field (allowed: ${RULE_FIELDS.join(', ')})`,
+        );
     }
-    if (typeof rule.provider !== 'string' || !rule.provider) throw new ValidationError(`${at}.provider`, 'must name a provider id');
-    if (typeof rule.id !== 'string' || !rule.id) throw new ValidationError(`${at}.id`, 'must be a non-empty string');
-    const statuses = rule.status === undefined ? [] : Array.isArray(rule.status) ? rule.status : [rule.status];
-    if (!statuses.every((s) => Number.isInteger(s) && (s as number) >= 400 && (s as number) <= 599)) {
-      throw new ValidationError(`${at}.status`, 'must be a status code 400-599 or an array of them');
+    if (typeof rule.provider !== 'string' || !rule.provider)
+      throw new ValidationError(`${at}.provider`, 'must name a provider id');
+    if (typeof rule.id !== 'string' || !rule.id)
+      throw new ValidationError(`${at}.id`, 'must be a non-empty string');
+    const statuses =
+      rule.status === undefined ? [] : Array.isArray(rule.status) ? rule.status : [rule.status];
+    if (
+      !statuses.every((s) => Number.isInteger(s) && (s as number) >= 400 && (s as number) <= 599)
+    ) {
+      throw new ValidationError(
+        `${at}.status`,
+        'must be a status code 400-599 or an array of them',
+      );
     }
-    if (rule.textMarkers !== undefined && (!Array.isArray(rule.textMarkers) || !rule.textMarkers.every((m) => typeof m === 'string' && m))) {
+    if (
+      rule.textMarkers !== undefined &&
+      (!Array.isArray(rule.textMarkers) ||
+        !rule.textMarkers.every((m) => typeof m === 'string' && m))
+    ) {
       throw new ValidationError(`${at}.textMarkers`, 'must be an array of non-empty strings');
     }
     if (rule.headers !== undefined) {
       const h = rule.headers;
-      if (typeof h !== 'object' || h === null || Array.isArray(h) || !Object.values(h).every((v) => typeof v === 'string')) {
+      if (
+        typeof h !== 'object' ||
+        h === null ||
+        Array.isArray(h) ||
+        !Object.values(h).every((v) => typeof v === 'string')
+      ) {
         throw new ValidationError(`${at}.headers`, 'must map header names to strings');
       }
     }
@@ -130,11 +161,25 @@ function validateRules(value: unknown, key: string): unknown[] {
     if (!['model', 'provider', 'connection'].includes(rule.scope as string)) {
       throw new ValidationError(`${at}.scope`, 'must be "model", "provider" or "connection"');
     }
-    if (rule.scope === 'connection' && (rule.reason === 'permanent' || rule.reason === 'credits_exhausted')) {
-      throw new ValidationError(`${at}.reason`, 'a connection-scoped rule cools the connection; it cannot be permanent or credits');
+    if (
+      rule.scope === 'connection' &&
+      (rule.reason === 'permanent' || rule.reason === 'credits_exhausted')
+    ) {
+      throw new ValidationError(
+        `${at}.reason`,
+        'a connection-scoped rule cools the connection; it cannot be permanent or credits',
+      );
     }
-    if (rule.cooldownMs !== undefined && (!Number.isInteger(rule.cooldownMs) || (rule.cooldownMs as number) < 1000 || (rule.cooldownMs as number) > 7 * DAY)) {
-      throw new ValidationError(`${at}.cooldownMs`, 'must be an integer between 1000 and 604800000');
+    if (
+      rule.cooldownMs !== undefined &&
+      (!Number.isInteger(rule.cooldownMs) ||
+        (rule.cooldownMs as number) < 1000 ||
+        (rule.cooldownMs as number) > 7 * DAY)
+    ) {
+      throw new ValidationError(
+        `${at}.cooldownMs`,
+        'must be an integer between 1000 and 604800000',
+      );
     }
     return rule;
   });
@@ -149,7 +194,8 @@ export const RESILIENCE_SETTINGS: readonly SettingDef[] = [
     kind: 'boolean',
     defaultValue: false,
     env: 'BREAKWATER_PROVIDER_COOLDOWN_ENABLED',
-    description: 'Windowed provider cooldown: skip a provider for a while once it fails N times within a window.',
+    description:
+      'Windowed provider cooldown: skip a provider for a while once it fails N times within a window.',
   },
   ...providerCooldownDefs(),
   {
@@ -168,7 +214,8 @@ export const RESILIENCE_SETTINGS: readonly SettingDef[] = [
     min: 100,
     max: DAY,
     unit: 'ms',
-    description: 'First cooldown of an api_key or local connection; doubles per consecutive failure.',
+    description:
+      'First cooldown of an api_key or local connection; doubles per consecutive failure.',
   },
   {
     key: 'cooldown.capMs',
@@ -177,20 +224,23 @@ export const RESILIENCE_SETTINGS: readonly SettingDef[] = [
     min: 1_000,
     max: 7 * DAY,
     unit: 'ms',
-    description: 'Longest backoff cooldown. Resets announced by the upstream are honoured as stated.',
+    description:
+      'Longest backoff cooldown. Resets announced by the upstream are honoured as stated.',
   },
   {
     key: 'modelLockout.enabled',
     kind: 'boolean',
     defaultValue: L.enabled,
-    description: 'Lock one provider/connection/model (or its quota family) instead of cooling the whole connection.',
+    description:
+      'Lock one provider/connection/model (or its quota family) instead of cooling the whole connection.',
   },
   {
     key: 'modelLockout.errorCodes',
     kind: 'json',
     defaultValue: L.errorCodes,
     validate: validateErrorCodes,
-    description: 'Upstream statuses that create a lockout (others never do, e.g. 402 and 500 by default).',
+    description:
+      'Upstream statuses that create a lockout (others never do, e.g. 402 and 500 by default).',
   },
   {
     key: 'modelLockout.baseCooldownMs',
@@ -232,7 +282,8 @@ export const RESILIENCE_SETTINGS: readonly SettingDef[] = [
     min: 1_000,
     max: DAY,
     unit: 'ms',
-    description: 'Total time one request may spend across failover attempts; each attempt gets what is left.',
+    description:
+      'Total time one request may spend across failover attempts; each attempt gets what is left.',
   },
   {
     key: 'routing.emergencyFallback',
@@ -240,7 +291,8 @@ export const RESILIENCE_SETTINGS: readonly SettingDef[] = [
     defaultValue: '',
     env: 'BREAKWATER_EMERGENCY_FALLBACK',
     validate: validateFallback,
-    description: 'A "provider/model" tried only when every other target is excluded or has failed, instead of answering 503.',
+    description:
+      'A "provider/model" tried only when every other target is excluded or has failed, instead of answering 503.',
   },
   {
     key: 'routing.emergencyFallbackEnabled',
@@ -282,4 +334,11 @@ export const RESILIENCE_CROSS_CHECKS: readonly CrossCheck[] = [
 ];
 
 /** Key prefixes served by `GET/PATCH /api/resilience`. */
-export const RESILIENCE_PREFIXES = ['breaker.', 'providerCooldown.', 'cooldown.', 'modelLockout.', 'routing.', 'providerErrorRules'];
+export const RESILIENCE_PREFIXES = [
+  'breaker.',
+  'providerCooldown.',
+  'cooldown.',
+  'modelLockout.',
+  'routing.',
+  'providerErrorRules',
+];

@@ -39,7 +39,9 @@ function clamp(def: SettingDef, value: number): number {
 /** A value read at start (env or saved): numbers are clamped, anything else must validate. */
 function coerce(def: SettingDef, value: unknown): Value | undefined {
   if (def.kind === 'integer') {
-    return typeof value === 'number' && Number.isFinite(value) ? clamp(def, Math.round(value)) : undefined;
+    return typeof value === 'number' && Number.isFinite(value)
+      ? clamp(def, Math.round(value))
+      : undefined;
   }
   try {
     return check(def, value);
@@ -105,7 +107,8 @@ export class Settings {
       const def = this.byKey.get(key);
       if (!def) continue;
       const value = coerce(def, raw);
-      if (value === undefined) this.log.warn(`ignoring saved setting ${key}: stored value is not valid`);
+      if (value === undefined)
+        this.log.warn(`ignoring saved setting ${key}: stored value is not valid`);
       else next.set(key, value);
     }
     this.saved = next;
@@ -175,7 +178,9 @@ export class Settings {
   }
 
   view(prefixes?: readonly string[]): SettingView[] {
-    const defs = prefixes ? this.defs.filter((d) => prefixes.some((p) => d.key.startsWith(p))) : this.defs;
+    const defs = prefixes
+      ? this.defs.filter((d) => prefixes.some((p) => d.key.startsWith(p)))
+      : this.defs;
     return defs.map((def) => {
       const base = this.defaults.get(def.key)!;
       const saved = this.saved.has(def.key);

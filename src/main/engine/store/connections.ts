@@ -1,6 +1,8 @@
 // Repository for provider connections. Holds literal API keys: never log a record.
 
+import type { ConnectionOptions } from '../../../shared/contract';
 import type { Db } from './database';
+import { parseObject } from './json';
 
 export interface ConnectionRecord {
   id: string;
@@ -10,6 +12,7 @@ export interface ConnectionRecord {
   maxConcurrent: number | null;
   enabled: boolean;
   position: number;
+  options?: ConnectionOptions;
 }
 
 export interface ConnectionRepo {
@@ -27,11 +30,12 @@ interface ConnectionRow {
   api_key: string | null;
   api_key_env: string | null;
   max_concurrent: number | null;
+  options: string;
   enabled: number;
   position: number;
 }
 
-const COLUMNS = 'id, provider_id, api_key, api_key_env, max_concurrent, enabled, position';
+const COLUMNS = 'id, provider_id, api_key, api_key_env, max_concurrent, options, enabled, position';
 
 export function createConnectionRepo(db: Db, now: () => number = Date.now): ConnectionRepo {
   const listAllStmt = db.prepare<[], ConnectionRow>(
@@ -48,12 +52,13 @@ export function createConnectionRepo(db: Db, now: () => number = Date.now): Conn
     .pluck();
   const upsertStmt = db.prepare(
     `INSERT INTO connections (${COLUMNS}, created_at, updated_at)
-     VALUES (@id, @provider, @apiKey, @apiKeyEnv, @maxConcurrent, @enabled, @position, @now, @now)
+     VALUES (@id, @provider, @apiKey, @apiKeyEnv, @maxConcurrent, @options, @enabled, @position, @now, @now)
      ON CONFLICT(id) DO UPDATE SET
        provider_id = excluded.provider_id,
        api_key = excluded.api_key,
        api_key_env = excluded.api_key_env,
        max_concurrent = excluded.max_concurrent,
+       options = excluded.options,
        enabled = excluded.enabled,
        position = excluded.position,
        updated_at = excluded.updated_at`,
@@ -75,6 +80,7 @@ export function createConnectionRepo(db: Db, now: () => number = Date.now): Conn
         typeof rec.maxConcurrent === 'number' && Number.isFinite(rec.maxConcurrent)
           ? Math.trunc(rec.maxConcurrent)
           : null,
+      options: JSON.stringify(rec.options ?? {}),
       enabled: rec.enabled === false ? 0 : 1,
       position: Number.isFinite(rec.position) ? Math.trunc(rec.position) : 0,
       now: now(),
@@ -102,5 +108,6 @@ function fromRow(row: ConnectionRow): ConnectionRecord {
     maxConcurrent: row.max_concurrent,
     enabled: row.enabled !== 0,
     position: row.position,
+    options: parseObject<ConnectionOptions>(row.options),
   };
 }

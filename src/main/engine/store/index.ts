@@ -5,6 +5,7 @@ import { type ConnectionRepo, createConnectionRepo } from './connections';
 import { type Db, openDatabase } from './database';
 import { createProviderRepo, type ProviderRepo } from './providers';
 import { createRequestLog, type RequestLog, type RequestLogOptions } from './request-log';
+import { createResilienceRepo, type ResilienceRepo } from './resilience';
 import { createSettingsRepo, type SettingsRepo } from './settings';
 
 export interface StoreOptions {
@@ -18,6 +19,7 @@ export interface Store {
   combos: ComboRepo;
   settings: SettingsRepo;
   requestLog: RequestLog;
+  resilience: ResilienceRepo;
   /** Flushes the request log, then closes the database. Safe to call more than once. */
   close(): void;
 }
@@ -34,6 +36,7 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
       combos: createComboRepo(db),
       settings: createSettingsRepo(db),
       requestLog,
+      resilience: createResilienceRepo(db),
       close() {
         if (closed) return;
         closed = true;
@@ -62,4 +65,5 @@ export {
 } from './migrations';
 export type { ProviderRecord, ProviderRepo } from './providers';
 export type { RecentQuery, RequestLog, RequestLogOptions, RequestLogStats } from './request-log';
+export type { ResilienceChanges, ResilienceRepo } from './resilience';
 export type { SettingsRepo } from './settings';

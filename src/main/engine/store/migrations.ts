@@ -81,6 +81,44 @@ export const migrations: readonly Migration[] = [
       CREATE INDEX request_log_connection_at ON request_log(connection, at);
     `,
   },
+  {
+    version: 2,
+    name: 'resilience state and per-provider/connection options',
+    up: `
+      ALTER TABLE providers ADD COLUMN options TEXT NOT NULL DEFAULT '{}';
+      ALTER TABLE connections ADD COLUMN options TEXT NOT NULL DEFAULT '{}';
+
+      CREATE TABLE breakers (
+        provider TEXT PRIMARY KEY REFERENCES providers(id) ON DELETE CASCADE,
+        state TEXT NOT NULL,
+        failure_count INTEGER NOT NULL,
+        opened_at INTEGER,
+        reset_timeout_ms INTEGER,
+        failed_probes INTEGER NOT NULL DEFAULT 0,
+        history TEXT NOT NULL DEFAULT '[]',
+        updated_at INTEGER
+      );
+
+      CREATE TABLE connection_health (
+        connection_id TEXT PRIMARY KEY REFERENCES connections(id) ON DELETE CASCADE,
+        health TEXT NOT NULL,
+        updated_at INTEGER
+      );
+
+      CREATE TABLE model_lockouts (
+        key TEXT PRIMARY KEY,
+        provider TEXT NOT NULL,
+        connection_id TEXT NOT NULL REFERENCES connections(id) ON DELETE CASCADE,
+        model TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        scope TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        failure_count INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL
+      );
+      CREATE INDEX model_lockouts_connection ON model_lockouts(connection_id);
+    `,
+  },
 ];
 
 /** Highest schema version this build knows how to read and write. */

@@ -1,6 +1,11 @@
 // Repository for configured providers (without their connections; see connections.ts).
 
-import type { AuthClass, ProviderFormat, UpstreamTimeouts } from '../../../shared/contract';
+import type {
+  AuthClass,
+  ProviderFormat,
+  ProviderOptions,
+  UpstreamTimeouts,
+} from '../../../shared/contract';
 import type { Db } from './database';
 import { parseObject, parseStringArray } from './json';
 
@@ -11,6 +16,7 @@ export interface ProviderRecord {
   authClass: AuthClass;
   models: string[];
   timeouts: Partial<UpstreamTimeouts>;
+  options?: ProviderOptions;
   enabled: boolean;
   position: number;
 }
@@ -32,11 +38,12 @@ interface ProviderRow {
   auth_class: string;
   models: string;
   timeouts: string;
+  options: string;
   enabled: number;
   position: number;
 }
 
-const COLUMNS = 'id, format, base_url, auth_class, models, timeouts, enabled, position';
+const COLUMNS = 'id, format, base_url, auth_class, models, timeouts, options, enabled, position';
 
 export function createProviderRepo(db: Db, now: () => number = Date.now): ProviderRepo {
   const listStmt = db.prepare<[], ProviderRow>(
@@ -47,13 +54,14 @@ export function createProviderRepo(db: Db, now: () => number = Date.now): Provid
   );
   const upsertStmt = db.prepare(
     `INSERT INTO providers (${COLUMNS}, created_at, updated_at)
-     VALUES (@id, @format, @baseUrl, @authClass, @models, @timeouts, @enabled, @position, @now, @now)
+     VALUES (@id, @format, @baseUrl, @authClass, @models, @timeouts, @options, @enabled, @position, @now, @now)
      ON CONFLICT(id) DO UPDATE SET
        format = excluded.format,
        base_url = excluded.base_url,
        auth_class = excluded.auth_class,
        models = excluded.models,
        timeouts = excluded.timeouts,
+       options = excluded.options,
        enabled = excluded.enabled,
        position = excluded.position,
        updated_at = excluded.updated_at`,
@@ -74,6 +82,7 @@ export function createProviderRepo(db: Db, now: () => number = Date.now): Provid
         authClass: rec.authClass,
         models: JSON.stringify(rec.models ?? []),
         timeouts: JSON.stringify(rec.timeouts ?? {}),
+        options: JSON.stringify(rec.options ?? {}),
         enabled: rec.enabled === false ? 0 : 1,
         position: Number.isFinite(rec.position) ? Math.trunc(rec.position) : 0,
         now: now(),
@@ -91,6 +100,7 @@ function fromRow(row: ProviderRow): ProviderRecord {
     authClass: row.auth_class as AuthClass,
     models: parseStringArray(row.models),
     timeouts: parseObject<Partial<UpstreamTimeouts>>(row.timeouts),
+    options: parseObject<ProviderOptions>(row.options),
     enabled: row.enabled !== 0,
     position: row.position,
   };
