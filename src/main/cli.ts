@@ -1,5 +1,7 @@
 // Headless entry: `breakwater serve` and `breakwater status`. Plain Node, no Electron.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Snapshot } from '../shared/contract';
 import { adminTokenPath } from './engine/admin/token';
@@ -22,6 +24,12 @@ Usage:
   --url URL        gateway to query for status (default http://${DEFAULT_HOST}:${DEFAULT_PORT})
 
 Environment: BREAKWATER_ADMIN_TOKEN sets the admin token instead of <data-dir>/admin-token.`;
+
+/** The built renderer next to this file (`out/main/cli.js` → `out/renderer`), when present. */
+function dashboardDir(): string | undefined {
+  const dir = join(dirname(fileURLToPath(import.meta.url)), '..', 'renderer');
+  return existsSync(join(dir, 'index.html')) ? dir : undefined;
+}
 
 function fail(message: string): never {
   process.stderr.write(`breakwater: ${message}\n`);
@@ -53,6 +61,7 @@ async function serve(args: string[]): Promise<void> {
   const log = createStderrLogger(level);
   const dataDir = values['data-dir'] ?? defaultDataDir();
   const port = parsePort(values.port);
+  const uiDir = dashboardDir();
   let engine: ReturnType<typeof createEngine>;
   try {
     engine = createEngine({
@@ -60,33 +69,13 @@ async function serve(args: string[]): Promise<void> {
       dataDir,
       ...(values.host !== undefined ? { host: values.host } : {}),
       ...(port !== undefined ? { port } : {}),
+      ...(uiDir ? { uiDir } : {}),
       log,
     });
   } catch (err) {
     fail((err as Error).message);
   }
-  let info: Awaited<ReturnType<typeof engine.listen>>;
-  try {
-    info = await engine.listen();
-  } catch (err) {
-    const e = err as NodeJS.ErrnoException;
-    await engine.stop({ graceMs: 0 });
-    if (e.code === 'EADDRINUSE')
-      fail(
-        `port ${port ?? DEFAULT_PORT} is already in use; pick another with --port, or stop the other instance`,
-      );
-    if (e.code === 'EACCES')
-      fail(`not allowed to bind ${values.host ?? DEFAULT_HOST}:${port ?? DEFAULT_PORT}`);
-    fail(`cannot listen: ${e.message}`);
-  }
-  process.stdout.write(`Breakwater listening on ${info.baseUrl}\n`);
-  log.info(
-    `data dir ${dataDir}; admin token in ${process.env.BREAKWATER_ADMIN_TOKEN ? 'BREAKWATER_ADMIN_TOKEN' : adminTokenPath(dataDir)}`,
-  );
-  log.info(
-    `point agents at it: ANTHROPIC_BASE_URL=${info.baseUrl}  OPENAI_BASE_URL=${info.baseUrl}/v1`,
-  );
-
+  // Handlers go in before listening, so a signal during start-up also stops cleanly.
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) {
@@ -108,6 +97,41 @@ async function serve(args: string[]): Promise<void> {
   };
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
     process.on(signal, () => shutdown(signal));
+  let info: Awaited<ReturnType<typeof engine.listen>>;
+  try {
+    info = await engine.listen();
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    await engine.stop({ graceMs: 0 });
+    if (e.code === 'EADDRINUSE')
+      fail(
+        `port ${port ?? DEFAULT_PORT} is already in use; pick another with --port, or stop the other instance`,
+      );
+    if (e.code === 'EACCES')
+      fail(`not allowed to bind ${values.host ?? DEFAULT_HOST}:${port ?? DEFAULT_PORT}`);
+    fail(`cannot listen: ${e.message}`);
+  }
+  process.stdout.write(`Breakwater listening on ${info.baseUrl}\n`);
+  if (uiDir) {
+    process.stdout.write(`Dashboard: ${info.baseUrl}/ui\n`);
+    // The one-click link carries the admin token in the fragment (never sent to any server).
+    // Only on a terminal: piped output tends to end up in log files.
+    if (process.stdout.isTTY) {
+      process.stdout.write(
+        `  sign-in link (contains the admin token, keep it private): ${info.baseUrl}/ui/#token=${encodeURIComponent(engine.adminToken)}\n`,
+      );
+    }
+  } else {
+    log.warn('dashboard not built: run `npm run build` to serve it at /ui');
+  }
+  log.info(
+    `data dir ${dataDir}; admin token in ${process.env.BREAKWATER_ADMIN_TOKEN ? 'BREAKWATER_ADMIN_TOKEN' : adminTokenPath(dataDir)}`,
+  );
+  log.info(
+    `point agents at it: ANTHROPIC_BASE_URL=${info.baseUrl}  OPENAI_BASE_URL=${info.baseUrl}/v1`,
+  );
+
+
 }
 
 function formatSnapshot(s: Snapshot): string {

@@ -231,6 +231,8 @@ describe('GET /api/events', () => {
 
 describe('secrets', () => {
   it('never appear in error bodies, the request log or the gateway log, even when the upstream echoes them', async () => {
+    gw.resetResilience();
+    // The first target rejects the key and echoes it; the fallback fails echoing its own.
     gw.primary.script({
       status: 401,
       body: {
@@ -242,19 +244,13 @@ describe('secrets', () => {
       },
     });
     gw.backup.script({ status: 503, body: `upstream down for key ${OPENAI_KEY_2}` });
-    gw.primary.script({ status: 502, body: `bad gateway ${OPENAI_KEY}` });
-    const post = () =>
-      fetch(`${gw.url}/v1/chat/completions`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'coder', messages: [{ role: 'user', content: 'hi' }] }),
-      });
-    const first = await post();
-    expect(first.status).toBe(401);
-    expectNoSecrets(await first.text());
-    const second = await post();
-    expect(second.status).toBe(503);
-    expectNoSecrets(await second.text());
+    const res = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'coder', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(res.status).toBe(503);
+    expectNoSecrets(await res.text());
     await eventually(async () => {
       const logs = await (await gw.admin('/api/logs?limit=20')).text();
       return logs.includes('upstream down');
@@ -268,7 +264,7 @@ describe('secrets', () => {
 describe('restart', () => {
   it('keeps providers, combos, settings and the request log', async () => {
     const before = (await (await gw.admin('/api/logs?limit=1000')).json()) as unknown[];
-    expect(before.length).toBeGreaterThan(3);
+    expect(before.length).toBeGreaterThan(2);
     await gw.restart();
     const providers = (await (await gw.admin('/api/providers')).json()) as Array<{
       id: string;

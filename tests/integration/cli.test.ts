@@ -86,7 +86,7 @@ describe('breakwater serve', () => {
     await up.waitForRequests(1);
     r.child.kill('SIGTERM');
     const res = await inFlight;
-    expect(res.status).toBe(200);
+    expect(`${res.status} ${await res.clone().text()}`).toMatch(/^200 /);
     expect(await r.exited).toBe(0);
     expect(r.stderr()).toContain('SIGTERM');
     await expect(fetch(`${url}/api/health`)).rejects.toThrow();

@@ -15,6 +15,7 @@ afterAll(() => gw.close());
 beforeEach(() => {
   gw.primary.reset();
   gw.backup.reset();
+  gw.resetResilience();
 });
 
 async function post(model: string, extra: Record<string, unknown> = {}) {
@@ -37,7 +38,7 @@ describe('combo with the priority strategy', () => {
     expect(gw.backup.requests[0]!.body.model).toBe('gpt-backup');
     expect(response.headers.get('x-breakwater-connection')).toBe('oa2-1');
     expect(response.headers.get('x-breakwater-decision')).toMatch(
-      /oa\/gpt-test@oa-1 failed \(HTTP 503\).*oa2\/gpt-backup@oa2-1 served/,
+      /oa\/gpt-test@oa-1 failed \(HTTP 503, server_error\).*oa2\/gpt-backup@oa2-1 served/,
     );
   });
 
@@ -72,14 +73,24 @@ describe('combo with the priority strategy', () => {
     expect(text).toBe(DEFAULT_REPLY_TEXT);
   });
 
-  it('does not fail over on a 4xx: the client gets the upstream status in its own format', async () => {
-    gw.primary.script({ status: 429, headers: { 'retry-after': '7' } });
+  it('does not fail over on a plain 400: the client gets the upstream status in its own format', async () => {
+    gw.primary.script({
+      status: 400,
+      body: { error: { message: 'messages: field required', type: 'invalid_request_error' } },
+    });
     const res = await post('coder');
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { error: { message: string } };
+    expect(body.error.message).toBe('messages: field required');
+    expect(gw.backup.requests).toHaveLength(0);
+  });
+
+  it('passes a 429 with its Retry-After through when no other target can serve', async () => {
+    gw.primary.script({ status: 429, headers: { 'retry-after': '7' } });
+    const res = await post('oa/gpt-test');
     expect(res.status).toBe(429);
     expect(res.headers.get('retry-after')).toBe('7');
-    const body = (await res.json()) as { error: { message: string } };
-    expect(typeof body.error.message).toBe('string');
-    expect(gw.backup.requests).toHaveLength(0);
+    expect(((await res.json()) as { error: { message: string } }).error.message).toBeTruthy();
   });
 
   it("passes the last target's 5xx through when every target failed", async () => {

@@ -47,6 +47,12 @@ export interface FakeStep {
   streamError?: unknown;
   /** Token counts reported in every usage field (default: ~length/4 estimates). */
   usage?: { input: number; output: number };
+  /**
+   * Benchmarks, paced streams only (`chunkDelayMs` > 0): each occurrence of this marker in a
+   * write is replaced by `process.hrtime.bigint()` (monotonic, machine-wide) at the moment of the
+   * write, so a client on the same machine can tell how long each chunk took to reach it.
+   */
+  stampMarker?: string;
 }
 
 export interface RecordedRequest {
@@ -789,10 +795,13 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
       res.end(plan.head + plan.deltas.join('') + plan.tail);
       return;
     }
+    const marker = step.stampMarker;
+    const stamped = (s: string): string =>
+      marker ? s.replaceAll(marker, String(process.hrtime.bigint())) : s;
     let pending = plan.head;
     for (let i = 0; i < plan.deltas.length && i < cutAt; i++) {
       if (gap > 0) {
-        res.write(pending);
+        res.write(stamped(pending));
         pending = '';
         await wait(gap);
         if (gone(res)) return;
@@ -801,7 +810,7 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
     }
     if (cutAt === Number.POSITIVE_INFINITY) {
       if (gap > 0) {
-        res.write(pending);
+        res.write(stamped(pending));
         await wait(gap);
         if (gone(res)) return;
         res.end(plan.tail);

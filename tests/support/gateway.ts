@@ -69,6 +69,8 @@ export interface TestGateway {
   log: ReturnType<typeof captureLogger>;
   /** Calls the admin API with the admin token. */
   admin(path: string, init?: RequestInit): Promise<Response>;
+  /** Closes every breaker and clears every connection's cooldown, so tests start healthy. */
+  resetResilience(): void;
   /** Stops the engine and starts a new one on the same data dir (no config unless given). */
   restart(config?: BreakwaterConfig): Promise<void>;
   close(): Promise<void>;
@@ -116,6 +118,10 @@ export async function startGateway(
           ...(init.headers as Record<string, string> | undefined),
         },
       });
+    },
+    resetResilience() {
+      engine.admin.resetBreakers({});
+      for (const c of engine.admin.connectionStates()) engine.admin.clearConnectionState({ connection: c.id });
     },
     async restart(config) {
       await engine.stop({ graceMs: 1000 });

@@ -386,4 +386,27 @@ describe('fast mode', () => {
       await own.close();
     }
   });
+
+  it('stamps paced chunks with the monotonic clock at write time', async () => {
+    const own = await startFakeUpstream({ fast: true });
+    try {
+      own.setDefault({ text: '§§§', chunks: 3, chunkDelayMs: 1, stampMarker: '§' });
+      const client = new OpenAI({ baseURL: `${own.url}/v1`, apiKey: 'x', maxRetries: 0 });
+      const before = process.hrtime.bigint();
+      const stream = await client.chat.completions.create({ ...chatParams, stream: true });
+      const stamps: bigint[] = [];
+      for await (const c of stream) {
+        const content = c.choices[0]?.delta.content;
+        if (content) stamps.push(BigInt(content));
+      }
+      const after = process.hrtime.bigint();
+      expect(stamps).toHaveLength(3);
+      for (const s of stamps) {
+        expect(s > before && s < after).toBe(true);
+      }
+      expect(stamps[0]! < stamps[1]! && stamps[1]! < stamps[2]!).toBe(true);
+    } finally {
+      await own.close();
+    }
+  });
 });

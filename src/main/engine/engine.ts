@@ -1,21 +1,30 @@
 import { join } from 'node:path';
-import type { BreakwaterConfig, EngineEvent, Snapshot } from '../../shared/contract';
+import type {
+  BreakwaterConfig,
+  ConnectionStateView,
+  EngineEvent,
+  Snapshot,
+} from '../../shared/contract';
 import { createAdminHandler } from './admin/http';
 import { AdminService } from './admin/service';
 import { loadAdminToken } from './admin/token';
-import { Catalog } from './catalog';
+import { Catalog, type CatalogConnection } from './catalog';
 import { type Clock, systemClock } from './clock';
 import { applyConfig } from './config/apply';
 import { ValidationError, validateConfig } from './config/validate';
 import { prepareDataDir, restrictToOwner } from './data-dir';
 import { EventBus } from './events';
 import { createStderrLogger, type Logger } from './logger';
+import { sendError } from './proxy/client-errors';
 import { isLoopbackHost } from './proxy/guard';
 import { handleProxyRequest } from './proxy/pipeline';
 import { createGatewayServer, type GatewayServer } from './proxy/server';
 import { UpstreamPools } from './proxy/upstream';
+import type { OperatorRule } from './resilience/error-rules';
+import { ResilienceManager } from './resilience/manager';
 import { Settings } from './settings/settings';
 import { openStore, type Store } from './store';
+import { createUiHandler } from './ui/static';
 import { VERSION } from './version';
 
 export { loadConfigFile } from './config/load';
@@ -35,6 +44,8 @@ export interface EngineOptions {
   env?: NodeJS.ProcessEnv;
   clock?: Clock;
   log?: Logger;
+  /** Built renderer (`out/renderer`) to serve as the browser dashboard at `/ui`. */
+  uiDir?: string;
 }
 
 export interface ListenInfo {
@@ -50,6 +61,10 @@ export interface Engine {
   stop(opts?: { graceMs?: number }): Promise<void>;
   snapshot(): Snapshot;
   onEvent(listener: (e: EngineEvent) => void): () => void;
+  /** True while the proxy refuses requests with 503 `gateway_paused`. */
+  readonly paused: boolean;
+  /** Pauses or resumes the proxy; emits `gateway.paused` / `gateway.resumed` on a change. */
+  setPaused(paused: boolean): void;
 }
 
 function urlHost(host: string): string {
@@ -124,10 +139,27 @@ export function createEngine(opts: EngineOptions): Engine {
     catalog = loadCatalog();
     pools.retain(catalog.providers.keys());
   };
+  const resilience = new ResilienceManager({
+    settings,
+    catalog: () => catalog,
+    repo: store.resilience,
+    emit: (e) => events.emit(e),
+    log,
+    now: () => clock.now(),
+    recentEgress: (connection, since) => store.requestLog.recentEgress(connection, since),
+  });
   const startedAt = clock.now();
   const inFlightByConnection = new Map<string, number>();
   let requestsTotal = 0;
   let errorsTotal = 0;
+  // Operator pause: the proxy answers 503 in the client's format; admin API and /ui keep working.
+  let paused = false;
+  const setPaused = (next: boolean): void => {
+    if (next === paused) return;
+    paused = next;
+    log.info(paused ? 'paused: proxy requests get 503 until resumed' : 'resumed');
+    events.emit({ type: paused ? 'gateway.paused' : 'gateway.resumed', at: clock.now() });
+  };
   let listenInfo: ListenInfo = {
     host,
     port: requestedPort,
@@ -141,34 +173,40 @@ export function createEngine(opts: EngineOptions): Engine {
     reload,
     (e) => events.emit(e),
     () => clock.now(),
+    resilience,
   );
 
-  const snapshot = (): Snapshot => ({
-    at: clock.now(),
+  const connectionState = (c: CatalogConnection, now: number): ConnectionStateView => {
+    const h = resilience.connectionHealth(c, now);
+    return {
+      id: c.id,
+      provider: c.provider,
+      status: c.enabled ? h.status : 'disabled',
+      rateLimitedUntil: h.rateLimitedUntil,
+      backoffLevel: h.backoffLevel,
+      lastError: h.lastError,
+      errorCode: h.errorCode,
+      inFlight: inFlightByConnection.get(c.id) ?? 0,
+      maxConcurrent: c.maxConcurrent,
+    };
+  };
+
+  const snapshot = (now = clock.now()): Snapshot => ({
+    at: now,
     gateway: {
       version: VERSION,
       host: listenInfo.host,
       port: listenInfo.port,
       baseUrl: listenInfo.baseUrl,
       startedAt,
-      paused: false,
+      paused,
       requestsTotal,
       errorsTotal,
       inFlight: server.inFlight(),
     },
-    breakers: [],
-    connections: [...catalog.connections.values()].map((c) => ({
-      id: c.id,
-      provider: c.provider,
-      status: c.enabled ? 'active' : 'disabled',
-      rateLimitedUntil: null,
-      backoffLevel: 0,
-      lastError: null,
-      errorCode: null,
-      inFlight: inFlightByConnection.get(c.id) ?? 0,
-      maxConcurrent: c.maxConcurrent,
-    })),
-    lockouts: [],
+    breakers: resilience.breakerViews(now),
+    connections: [...catalog.connections.values()].map((c) => connectionState(c, now)),
+    lockouts: resilience.lockoutViews(now),
     queues: [],
     leases: [],
     sessions: [],
@@ -181,8 +219,19 @@ export function createEngine(opts: EngineOptions): Engine {
     catalog: () => catalog,
     startedAt,
     log,
-    proxy: (req, res, endpoint, body) =>
-      handleProxyRequest(req, res, endpoint, body, {
+    ...(opts.uiDir ? { ui: createUiHandler(opts.uiDir) } : {}),
+    proxy: async (req, res, endpoint, body) => {
+      if (paused) {
+        return sendError(res, endpoint.format, {
+          status: 503,
+          kind: 'overloaded',
+          code: 'gateway_paused',
+          message:
+            'Breakwater is paused by its operator; requests are not forwarded until it is resumed',
+          headers: { 'retry-after': '30' },
+        });
+      }
+      return handleProxyRequest(req, res, endpoint, body, {
         catalog: () => catalog,
         timeouts: () => ({
           connectMs: settings.number('timeouts.connectMs'),
@@ -194,13 +243,21 @@ export function createEngine(opts: EngineOptions): Engine {
         clock,
         log,
         inFlight: inFlightByConnection,
+        resilience,
+        failoverBudgetMs: () => settings.number('routing.failoverBudgetMs'),
+        emergencyFallback: () => {
+          const target = settings.string('routing.emergencyFallback');
+          return target && settings.boolean('routing.emergencyFallbackEnabled') ? target : null;
+        },
+        errorRules: () => settings.get('providerErrorRules') as OperatorRule[],
         record: (entry) => {
           requestsTotal++;
           if (entry.status >= 400) errorsTotal++;
           const id = store.requestLog.append(entry);
           events.emit({ type: 'request.completed', at: clock.now(), entry: { ...entry, id } });
         },
-      }),
+      });
+    },
     admin: createAdminHandler({
       service: admin,
       token: adminToken,
@@ -208,6 +265,10 @@ export function createEngine(opts: EngineOptions): Engine {
       snapshot,
       health: () => ({ status: 'ok', version: VERSION, uptimeMs: clock.now() - startedAt }),
       onEvent: (l) => events.on(l),
+      setPaused: (next) => {
+        setPaused(next);
+        return { paused };
+      },
       log,
     }),
   });
@@ -236,11 +297,16 @@ export function createEngine(opts: EngineOptions): Engine {
         const grace = stopOpts.graceMs ?? gateway.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS;
         if (server.server.listening) await server.close(grace);
         await pools.close();
+        resilience.close();
         store.close();
       })();
       return stopped;
     },
     snapshot,
     onEvent: (listener) => events.on(listener),
+    get paused() {
+      return paused;
+    },
+    setPaused,
   };
 }

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { EngineEvent, Snapshot } from '../../../shared/contract';
+import type { EngineEvent, GatewayRunState, Snapshot } from '../../../shared/contract';
 import { ValidationError } from '../config/validate';
 import type { Logger } from '../logger';
 import { BodyTooLargeError, readBody } from '../proxy/body';
@@ -13,6 +13,8 @@ export interface AdminDeps {
   snapshot(): Snapshot;
   health(): unknown;
   onEvent(listener: (e: EngineEvent) => void): () => void;
+  /** Pauses or resumes the proxy (`POST /api/gateway/pause` / `resume`). */
+  setPaused?(paused: boolean): GatewayRunState;
   log: Logger;
 }
 
@@ -101,6 +103,12 @@ function streamEvents(req: IncomingMessage, res: ServerResponse, deps: AdminDeps
 function routes(deps: AdminDeps): Route[] {
   const s = deps.service;
   const body = (req: IncomingMessage) => jsonBody(req, deps.maxBodyBytes);
+  // An action whose body is optional (e.g. reset all breakers): no body means `{}`.
+  const optionalBody = (req: IncomingMessage): Promise<unknown> =>
+    req.headers['content-length'] === '0' ||
+    (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined)
+      ? Promise.resolve({})
+      : body(req);
   const id = (params: string[]) => {
     try {
       return decodeURIComponent(params[0]!);
@@ -232,6 +240,56 @@ function routes(deps: AdminDeps): Route[] {
         s.deleteCombo(id(p));
         sendJson(r, 200, { deleted: id(p) });
       },
+    },
+    ...(['pause', 'resume'] as const).map(
+      (action): Route => ({
+        method: 'POST',
+        pattern: new RegExp(`^/api/gateway/${action}$`),
+        handler: (_q, r) => {
+          if (!deps.setPaused) throw new HttpError(404, 'not_found', 'pausing is not available');
+          sendJson(r, 200, deps.setPaused(action === 'pause'));
+        },
+      }),
+    ),
+    {
+      method: 'GET',
+      pattern: /^\/api\/monitoring\/health$/,
+      handler: (_q, r) => sendJson(r, 200, s.monitoringHealth()),
+    },
+    {
+      method: 'POST',
+      pattern: /^\/api\/resilience\/reset$/,
+      handler: async (q, r) => sendJson(r, 200, s.resetBreakers(await optionalBody(q))),
+    },
+    {
+      method: 'GET',
+      pattern: /^\/api\/resilience\/model-cooldowns$/,
+      handler: (_q, r) => sendJson(r, 200, s.listLockouts()),
+    },
+    {
+      method: 'DELETE',
+      pattern: /^\/api\/resilience\/model-cooldowns$/,
+      handler: async (q, r) => sendJson(r, 200, s.clearLockout(await body(q))),
+    },
+    {
+      method: 'GET',
+      pattern: /^\/api\/resilience$/,
+      handler: (_q, r) => sendJson(r, 200, s.getResilienceSettings()),
+    },
+    {
+      method: 'PATCH',
+      pattern: /^\/api\/resilience$/,
+      handler: async (q, r) => sendJson(r, 200, s.updateResilienceSettings(await body(q))),
+    },
+    {
+      method: 'GET',
+      pattern: /^\/api\/resilience\/connections$/,
+      handler: (_q, r) => sendJson(r, 200, s.connectionStates()),
+    },
+    {
+      method: 'POST',
+      pattern: /^\/api\/resilience\/connections$/,
+      handler: async (q, r) => sendJson(r, 200, s.clearConnectionState(await body(q))),
     },
     {
       method: 'GET',

@@ -1,8 +1,10 @@
 import type {
+  BreakerView,
   ComboConfig,
   ConnectionConfig,
   ConnectionView,
   EngineEvent,
+  LockoutView,
   ProviderView,
   RequestLogEntry,
   SettingView,
@@ -15,6 +17,9 @@ import {
   validateConnection,
   validateProvider,
 } from '../config/validate';
+import type { ConnectionHealth } from '../resilience/connection-cooldown';
+import type { ResilienceManager } from '../resilience/manager';
+import { RESILIENCE_PREFIXES } from '../settings/resilience-settings';
 import type { Settings } from '../settings/settings';
 import type { RecentQuery, Store } from '../store';
 
@@ -45,6 +50,7 @@ export class AdminService {
     private readonly reload: () => void,
     private readonly emit: (event: EngineEvent) => void,
     private readonly now: () => number,
+    private readonly resilience: ResilienceManager,
   ) {}
 
   private changed(what: 'providers' | 'connections' | 'combos' | 'settings'): void {
@@ -106,9 +112,21 @@ export class AdminService {
         `connection "${conn.id}" already belongs to provider "${existing.provider}"`,
       );
     }
-    this.store.connections.upsert(
-      connectionRecord(provider, conn, existing, existing?.position ?? fallbackPosition),
+    const record = connectionRecord(
+      provider,
+      conn,
+      existing,
+      existing?.position ?? fallbackPosition,
     );
+    this.store.connections.upsert(record);
+    // A new credential ends a terminal state (banned, expired, credits) and any cooldown.
+    const secretChanged =
+      existing !== undefined &&
+      (record.apiKey !== existing.apiKey || record.apiKeyEnv !== existing.apiKeyEnv);
+    if (secretChanged) {
+      const c = this.catalog().connections.get(conn.id);
+      if (c) this.resilience.clearConnection(c, this.now());
+    }
   }
 
   saveConnection(provider: string, input: unknown): ConnectionView {
@@ -174,6 +192,87 @@ export class AdminService {
     this.settings.update(values as Record<string, unknown>);
     this.changed('settings');
     return this.settings.view();
+  }
+
+  // ------------------------------------------------------------ resilience (RESILIENCE.md)
+
+  /** Every provider's breaker: state, failure count, retry-after, transition history. */
+  monitoringHealth(): { at: number; breakers: BreakerView[] } {
+    const now = this.now();
+    return { at: now, breakers: this.resilience.breakerViews(now) };
+  }
+
+  /** Resets one provider's breaker (`{provider}`) or all (`{}`). */
+  resetBreakers(input: unknown): { reset: string[] } {
+    const body = (input ?? {}) as { provider?: unknown };
+    if (typeof body !== 'object' || Array.isArray(body))
+      throw new ValidationError('body', 'must be a JSON object');
+    if (body.provider !== undefined) {
+      if (typeof body.provider !== 'string')
+        throw new ValidationError('provider', 'must be a provider id');
+      if (!this.catalog().providers.has(body.provider))
+        throw new NotFoundError(`provider "${body.provider}"`);
+    }
+    const reset = this.resilience.resetBreakers(body.provider as string | undefined, this.now());
+    return { reset };
+  }
+
+  listLockouts(): LockoutView[] {
+    return this.resilience.lockoutViews(this.now());
+  }
+
+  /** Re-enables one model: `{provider, connection, model}`. */
+  clearLockout(input: unknown): { cleared: LockoutView[] } {
+    const body = input as Record<string, unknown> | null;
+    for (const field of ['provider', 'connection', 'model'] as const) {
+      if (typeof body?.[field] !== 'string' || body[field] === '') {
+        throw new ValidationError(field, 'is required (a non-empty string)');
+      }
+    }
+    const b = body as { provider: string; connection: string; model: string };
+    const cleared = this.resilience.clearLockout(b.provider, b.connection, b.model, this.now());
+    if (cleared.length === 0)
+      throw new NotFoundError(`lockout of ${b.provider}/${b.connection}/${b.model}`);
+    return { cleared };
+  }
+
+  getResilienceSettings(): SettingView[] {
+    return this.settings.view(RESILIENCE_PREFIXES);
+  }
+
+  updateResilienceSettings(values: unknown): SettingView[] {
+    if (typeof values !== 'object' || values === null || Array.isArray(values)) {
+      throw new ValidationError('body', 'must be a JSON object of setting keys to values');
+    }
+    for (const key of Object.keys(values)) {
+      if (!RESILIENCE_PREFIXES.some((p) => key.startsWith(p))) {
+        throw new ValidationError(key, 'is not a resilience setting (use PATCH /api/settings)');
+      }
+    }
+    this.settings.update(values as Record<string, unknown>);
+    this.changed('settings');
+    return this.getResilienceSettings();
+  }
+
+  /** Cooldown and terminal state of every connection. */
+  connectionStates(): Array<{ id: string; provider: string } & ConnectionHealth> {
+    const now = this.now();
+    return [...this.catalog().connections.values()].map((c) => ({
+      id: c.id,
+      provider: c.provider,
+      ...this.resilience.connectionHealth(c, now),
+    }));
+  }
+
+  /** Clears one connection's cooldown or terminal state: `{connection}`. */
+  clearConnectionState(input: unknown): { cleared: string } {
+    const id = (input as { connection?: unknown } | null)?.connection;
+    if (typeof id !== 'string' || id === '')
+      throw new ValidationError('connection', 'is required (a connection id)');
+    const conn = this.catalog().connections.get(id);
+    if (!conn) throw new NotFoundError(`connection "${id}"`);
+    this.resilience.clearConnection(conn, this.now());
+    return { cleared: id };
   }
 
   logs(query: RecentQuery): RequestLogEntry[] {

@@ -5,16 +5,36 @@ import type { Catalog } from '../catalog';
 import type { Clock } from '../clock';
 import type { Logger } from '../logger';
 import { redactSecrets } from '../logger';
+import { type Classification, classify, type OperatorRule } from '../resilience/error-rules';
+import type { ResilienceManager } from '../resilience/manager';
+import { type Candidate, expandCandidates, resolveModel } from '../routing/resolve';
 import {
-  type Candidate,
-  expandCandidates,
-  providerFormatFor,
-  resolveModel,
-} from '../routing/resolve';
+  createStreamTranslator,
+  droppedHeader,
+  emitRequest,
+  emitResponse,
+  estimateInputTokens,
+  type IrUsage,
+  isJsonObject,
+  parseError,
+  parseRequest,
+  parseResponse,
+  responseAsStream,
+  TranslationError,
+  upstreamFormatFor,
+  type WireFormat,
+} from '../translate';
 import { ClientAbortError, classifyAttemptError, DeadlineError, readBounded } from './attempt';
-import { type GatewayError, sendError, streamErrorEvent } from './client-errors';
+import {
+  type ErrorKind,
+  errorBody,
+  type GatewayError,
+  sendError,
+  streamErrorEvent,
+} from './client-errors';
 import type { Endpoint } from './endpoints';
 import { clientResponseHeaders, upstreamHeaders } from './headers';
+import { rewriteTopLevelModel } from './model-rewrite';
 import { type UpstreamPools, upstreamPath } from './upstream';
 import { clientErrorFromUpstream } from './upstream-errors';
 import { emptyUsage, mergeUsage, SseUsageObserver, type Usage, usageOf } from './usage';
@@ -29,6 +49,12 @@ export interface PipelineDeps {
   inFlight: Map<string, number>;
   /** Called once per request with its log row (batched to SQLite and emitted as an event). */
   record(entry: Omit<RequestLogEntry, 'id'>): void;
+  /** Breaker, cooldown and lockout state: decides which candidates may go, learns outcomes. */
+  resilience: ResilienceManager;
+  failoverBudgetMs(): number;
+  /** The emergency fallback target (`provider/model`) when set and switched on. */
+  emergencyFallback(): string | null;
+  errorRules(): readonly OperatorRule[];
 }
 
 const ERROR_BODY_LIMIT = 64 * 1024;
@@ -56,6 +82,10 @@ interface RequestContext {
   errorClass: string | null;
   errorMessage: string | null;
   clientGone: boolean;
+  /** Local address the upstream connection left from. */
+  egressIp: string | null;
+  /** Request bodies translated for other formats, by `wire|providerFormat` (see translate/). */
+  translated?: Map<string, TranslatedBody>;
 }
 
 type Stage = (ctx: RequestContext) => GatewayError | null;
@@ -73,11 +103,12 @@ function invalid(code: string, message: string, param?: string): GatewayError {
  * The request pipeline. Stages run in this order, and the first one that answers ends the
  * request before anything is sent upstream:
  *   1. parse     — JSON body, `model`, `stream`
- *   2. route     — model → targets (combo, provider/model, bare model) → candidates, filtered
- *                  to the providers that speak the client's format
+ *   2. route     — model → targets (combo, provider/model, bare model) → candidates; a target
+ *                  of another format gets the request translated (translate/), once per format
  *   3. dispatch  — candidates in priority order; a network error or 5xx before any byte
  *                  reached the client moves on to the next candidate
- *   4. relay     — status, headers and body back to the client with backpressure
+ *   4. relay     — status, headers and body back to the client with backpressure; translated
+ *                  event by event when the provider speaks another format
  *   5. record    — exactly one log row per request, whatever happened above
  * Resilience gates (breaker, cooldown, lockout, queue) slot in between route and dispatch and
  * see each attempt's outcome after it.
@@ -108,6 +139,7 @@ export async function handleProxyRequest(
     errorClass: null,
     errorMessage: null,
     clientGone: false,
+    egressIp: null,
   };
   res.once('close', () => {
     if (!res.writableFinished) ctx.clientGone = true;
@@ -118,6 +150,9 @@ export async function handleProxyRequest(
     const catalog = deps.catalog();
     const routed = route(ctx, catalog);
     if ('status' in routed) return fail(ctx, res, routed);
+    if (ctx.endpoint.countTokens && routed[0]!.target.provider.format !== 'anthropic') {
+      return answerTokenEstimate(ctx, res, routed[0]!);
+    }
     await dispatch(ctx, req, res, routed, catalog, deps);
   } catch (err) {
     deps.log.error(`proxy: unexpected failure: ${(err as Error).stack ?? String(err)}`);
@@ -172,21 +207,9 @@ function route(ctx: RequestContext, catalog: Catalog): Candidate[] | GatewayErro
     );
   }
   if (resolution.combo) ctx.steps.push(`combo ${resolution.combo}`);
-  const wanted = providerFormatFor(ctx.endpoint.format);
-  const compatible = resolution.targets.filter((t) => t.provider.format === wanted);
-  const mismatched = resolution.targets.filter((t) => t.provider.format !== wanted);
-  for (const t of mismatched) ctx.steps.push(`${t.label} skipped (speaks ${t.provider.format})`);
-  if (compatible.length === 0 && mismatched.length > 0) {
-    const names = mismatched.map((t) => `${t.label} (${t.provider.format})`).join(', ');
-    return invalid(
-      'format_mismatch',
-      `model "${ctx.model}" routes to ${names}, but ${ctx.endpoint.path} speaks ${ctx.endpoint.label}, ` +
-        `which needs a provider with format "${wanted}". Translation between formats is not available yet: ` +
-        "call the endpoint of the provider's own format, or route this model to a provider of this format.",
-      'model',
-    );
-  }
-  const { candidates, unexecutable } = expandCandidates(compatible);
+  const translatable = translateFor(ctx, resolution.targets);
+  if ('status' in translatable) return translatable;
+  const { candidates, unexecutable } = expandCandidates(translatable);
   if (candidates.length === 0) {
     const reasons = unexecutable.map((u) => `${u.target}: ${u.reason}`).join('; ');
     return {
@@ -194,21 +217,122 @@ function route(ctx: RequestContext, catalog: Catalog): Candidate[] | GatewayErro
       kind: 'not_found',
       code: 'no_executable_targets',
       message: `model "${ctx.model}" has no target that can be executed (${reasons || 'no targets'})`,
-      extra: { diagnostics: { poolSize: compatible.length, attempted: 0, excluded: unexecutable } },
+      extra: {
+        diagnostics: { poolSize: translatable.length, attempted: 0, excluded: unexecutable },
+      },
     };
+  }
+  if (ctx.endpoint.countTokens) {
+    // Only Anthropic providers count tokens; the others get an estimate (answerTokenEstimate).
+    const native = candidates.filter((c) => c.target.provider.format === 'anthropic');
+    if (native.length > 0) return native;
   }
   return candidates;
 }
 
-function bodyFor(ctx: RequestContext, model: string): Buffer {
+interface TranslatedBody {
+  wire: WireFormat;
+  json: Record<string, unknown>;
+  /** What the translation left out knowingly: the `X-Breakwater-Dropped` header. */
+  dropped: string;
+}
+
+/** The upstream API a candidate is called in when it is not the client's own, else null. */
+function wireFor(ctx: RequestContext, candidate: Candidate): WireFormat | null {
+  return upstreamFormatFor(ctx.endpoint.format, candidate.target.provider.format);
+}
+
+function translatedFor(ctx: RequestContext, candidate: Candidate): TranslatedBody | undefined {
+  return ctx.translated?.get(`${wireFor(ctx, candidate)}|${candidate.target.provider.format}`);
+}
+
+/**
+ * Translates the request once per upstream format its targets need. A target whose format
+ * cannot express the request is skipped; when none is left, the client learns why.
+ */
+function translateFor(ctx: RequestContext, targets: Candidate['target'][]) {
+  if (ctx.endpoint.countTokens) return targets;
+  const kept: Candidate['target'][] = [];
+  let failure: TranslationError | null = null;
+  let ir: ReturnType<typeof parseRequest> | null = null;
+  for (const t of targets) {
+    const wire = upstreamFormatFor(ctx.endpoint.format, t.provider.format);
+    const key = `${wire}|${t.provider.format}`;
+    if (wire === null || ctx.translated?.has(key)) {
+      kept.push(t);
+      continue;
+    }
+    try {
+      ir ??= parseRequest(ctx.endpoint.format, ctx.body);
+      const emitted = emitRequest(wire, ir.value, t.provider.format);
+      ctx.translated ??= new Map();
+      ctx.translated.set(key, {
+        wire,
+        json: emitted.value,
+        dropped: droppedHeader([...ir.dropped, ...emitted.dropped]),
+      });
+      kept.push(t);
+    } catch (err) {
+      if (!(err instanceof TranslationError)) throw err;
+      failure = err;
+      ctx.steps.push(`${t.label} skipped (cannot translate: ${err.message})`);
+    }
+  }
+  if (kept.length === 0 && failure) {
+    return invalid('translation_unsupported', failure.message, failure.param ?? undefined);
+  }
+  return kept;
+}
+
+function bodyFor(ctx: RequestContext, candidate: Candidate): Buffer {
+  const model = candidate.target.model;
+  const translated = translatedFor(ctx, candidate);
+  if (translated) return Buffer.from(JSON.stringify({ ...translated.json, model }));
   // Pass the client's bytes through untouched unless the upstream knows the model by another
-  // name (combos, `provider/model`).
-  return model === ctx.model ? ctx.raw : Buffer.from(JSON.stringify({ ...ctx.body, model }));
+  // name (combos, `provider/model`); then only the model's bytes change, unless the byte-level
+  // edit cannot be shown safe (see model-rewrite.ts).
+  if (model === ctx.model) return ctx.raw;
+  return (
+    rewriteTopLevelModel(ctx.raw, model) ?? Buffer.from(JSON.stringify({ ...ctx.body, model }))
+  );
+}
+
+const WIRE_PATHS: Record<WireFormat, string> = {
+  anthropic: '/v1/messages',
+  'openai-chat': '/chat/completions',
+  'openai-responses': '/responses',
+};
+
+function upstreamPathFor(ctx: RequestContext, candidate: Candidate): string {
+  const translated = translatedFor(ctx, candidate);
+  // A translated request goes to the other API's own path; the client's query is for its API.
+  if (translated) return WIRE_PATHS[translated.wire];
+  // The query passes through too: Claude Code sends `/v1/messages?beta=true`.
+  return upstreamPath(candidate.target.provider.format, ctx.endpoint.path) + ctx.search;
 }
 
 function timeoutsFor(candidate: Candidate, deps: PipelineDeps): UpstreamTimeouts {
   return { ...deps.timeouts(), ...candidate.target.provider.timeouts };
 }
+
+/** A target routing passed over, for `diagnostics.excluded` and the decision header. */
+interface Excluded {
+  target: string;
+  reason: string;
+  retryAfterMs: number | null;
+}
+
+/** The latest upstream error answer, kept while failover goes on: the client gets it if nothing serves. */
+interface HeldError {
+  candidate: Candidate;
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  raw: Buffer;
+  cls: Classification;
+}
+
+const RETRY_AFTER_MIN_MS = 1_000;
+const RETRY_AFTER_MAX_MS = 60_000;
 
 async function dispatch(
   ctx: RequestContext,
@@ -218,31 +342,59 @@ async function dispatch(
   catalog: Catalog,
   deps: PipelineDeps,
 ): Promise<void> {
-  let lastError: GatewayError | null = null;
-  for (let i = 0; i < candidates.length; i++) {
-    const candidate = candidates[i]!;
-    const isLast = i === candidates.length - 1;
+  const gate = deps.resilience;
+  const budgetEnd = ctx.started + deps.failoverBudgetMs();
+  const queue = [...candidates];
+  const excluded: Excluded[] = [];
+  let attempted = 0;
+  let fallbackAdded = false;
+  let lastNetwork: GatewayError | null = null;
+  let held: HeldError | null = null;
+
+  for (let i = 0; i < queue.length || (!fallbackAdded && addFallback()); i++) {
+    const candidate = queue[i]!;
     if (ctx.clientGone) return markClientAbort(ctx);
-    ctx.served = candidate;
+    const label = `${candidate.target.label}@${candidate.connection.id}`;
+    const now = ctx.now();
+    if (now >= budgetEnd) {
+      ctx.steps.push(`failover budget of ${deps.failoverBudgetMs()} ms used up`);
+      break;
+    }
+    const exclusion = gate.exclusion(candidate, now);
+    if (exclusion) {
+      skip(label, exclusion.reason, exclusion.retryAfterMs, exclusion.detail);
+      continue;
+    }
     const timeouts = timeoutsFor(candidate, deps);
+    const attemptMs = Math.min(timeouts.totalMs, budgetEnd - now);
+    const admission = gate.admit(candidate, now, now + attemptMs);
+    if (!admission.ok) {
+      skip(
+        label,
+        admission.exclusion.reason,
+        admission.exclusion.retryAfterMs,
+        admission.exclusion.detail,
+      );
+      continue;
+    }
+    const probe = admission.probe;
+    attempted++;
+    ctx.served = candidate;
     const controller = new AbortController();
     const abortOnClose = () => controller.abort(new ClientAbortError());
     res.once('close', abortOnClose);
-    const deadline = setTimeout(
-      () => controller.abort(new DeadlineError(timeouts.totalMs)),
-      timeouts.totalMs,
-    );
-    const label = `${candidate.target.label}@${candidate.connection.id}`;
+    const deadline = setTimeout(() => controller.abort(new DeadlineError(attemptMs)), attemptMs);
     const connId = candidate.connection.id;
+    const startedAt = ctx.now();
     deps.inFlight.set(connId, (deps.inFlight.get(connId) ?? 0) + 1);
+    let settled = false;
     try {
-      const body = bodyFor(ctx, candidate.target.model);
+      const body = bodyFor(ctx, candidate);
       let upstream: Dispatcher.ResponseData;
       try {
         upstream = await deps.pools.request({
           provider: candidate.target.provider,
-          // The query passes through too: Claude Code sends `/v1/messages?beta=true`.
-          path: upstreamPath(candidate.target.provider.format, ctx.endpoint.path) + ctx.search,
+          path: upstreamPathFor(ctx, candidate),
           headers: upstreamHeaders(
             req.headers,
             candidate.target.provider,
@@ -251,58 +403,160 @@ async function dispatch(
             ctx.stream,
           ),
           body,
-          timeouts,
+          timeouts: { ...timeouts, totalMs: attemptMs },
           signal: controller.signal,
         });
       } catch (err) {
         const failure = classifyAttemptError(err, controller.signal);
         if (failure.kind === 'client_abort') return markClientAbort(ctx);
+        settled = true;
+        gate.onNetworkFailure(candidate, probe, ctx.now(), failure.message);
         ctx.steps.push(`${label} failed (${failure.message})`);
         ctx.errorClass = failure.errorClass;
         ctx.errorMessage = `${candidate.target.label}: ${failure.message}`;
-        lastError = {
-          status: failure.errorClass.startsWith('timeout') ? 504 : 502,
-          kind: failure.errorClass.startsWith('timeout') ? 'timeout' : 'upstream',
-          code: failure.errorClass.startsWith('timeout')
-            ? 'upstream_timeout'
-            : 'upstream_unreachable',
+        const timeout = failure.errorClass.startsWith('timeout');
+        lastNetwork = {
+          status: timeout ? 504 : 502,
+          kind: timeout ? 'timeout' : 'upstream',
+          code: timeout ? 'upstream_timeout' : 'upstream_unreachable',
           message: `no upstream could answer: ${ctx.steps.filter((s) => s.includes('failed')).join('; ')}`,
         };
+        held = null;
         continue;
       }
-      if (upstream.statusCode >= 500 && !isLast) {
-        // Nothing has reached the client yet, so the next candidate can still serve it.
-        const excerpt = await readBounded(upstream.body, ERROR_BODY_LIMIT);
-        const { message } = clientErrorFromUpstream(
-          ctx.endpoint.format,
-          upstream.statusCode,
-          excerpt,
-          candidate.target.provider.id,
-          catalog.secrets(),
+      ctx.egressIp = deps.pools.egressOf(candidate.target.provider.id);
+      if (ctx.egressIp) gate.noteEgress(connId, ctx.egressIp, startedAt);
+      if (upstream.statusCode >= 400) {
+        const raw = await readBounded(upstream.body, ERROR_BODY_LIMIT);
+        const cls = classify(
+          {
+            provider: candidate.target.provider.id,
+            status: upstream.statusCode,
+            headers: upstream.headers,
+            bodyText: raw.toString('utf8'),
+          },
+          deps.errorRules(),
+          ctx.now(),
         );
-        ctx.steps.push(`${label} failed (HTTP ${upstream.statusCode})`);
-        deps.log.warn(
-          `proxy: ${label} answered ${upstream.statusCode}: ${message.slice(0, 200)}; trying next target`,
+        settled = true;
+        gate.onUpstreamError(
+          candidate,
+          probe,
+          cls,
+          {
+            status: upstream.statusCode,
+            message: upstreamMessageOf(raw, upstream.statusCode, catalog),
+            requestStartedAt: startedAt,
+            egressIp: ctx.egressIp,
+          },
+          ctx.now(),
         );
-        continue;
+        const restated = cls.restatedBy ? ` restated to ${cls.status}` : '';
+        ctx.steps.push(`${label} failed (HTTP ${upstream.statusCode}${restated}, ${cls.reason})`);
+        held = { candidate, status: upstream.statusCode, headers: upstream.headers, raw, cls };
+        lastNetwork = null;
+        // Nothing has reached the client yet, so another candidate can still serve it.
+        if (cls.failover) continue;
+        return relayError(ctx, res, held, catalog);
       }
-      ctx.steps.push(`${label} served${i > 0 ? ` (attempt ${i + 1})` : ''}`);
+      ctx.steps.push(`${label} served${attempted > 1 ? ` (attempt ${attempted})` : ''}`);
       // Earlier attempts' failures stay in the decision; the outcome is this attempt's.
       ctx.errorClass = null;
       ctx.errorMessage = null;
-      if (upstream.statusCode >= 400) {
-        await relayError(ctx, res, upstream, candidate, catalog);
+      await relay(ctx, res, upstream, controller.signal, candidate);
+      settled = true;
+      if ((ctx.errorClass as string | null)?.startsWith('stream_')) {
+        gate.onNetworkFailure(candidate, probe, ctx.now(), ctx.errorMessage ?? 'stream broke off');
       } else {
-        await relay(ctx, res, upstream, controller.signal, candidate);
+        gate.onSuccess(candidate, probe, ctx.now());
       }
       return;
     } finally {
+      if (!settled) gate.release(candidate, probe);
       clearTimeout(deadline);
       res.off('close', abortOnClose);
       deps.inFlight.set(connId, (deps.inFlight.get(connId) ?? 1) - 1);
     }
   }
-  if (lastError) fail(ctx, res, lastError);
+
+  if (held) return relayError(ctx, res, held, catalog);
+  if (lastNetwork) return fail(ctx, res, lastNetwork);
+  return fail(ctx, res, allExcluded());
+
+  function skip(label: string, reason: string, retryAfterMs: number | null, detail: string): void {
+    excluded.push({ target: label, reason, retryAfterMs });
+    ctx.steps.push(`${label} skipped (${reason})`);
+    deps.log.debug(`proxy: ${label} skipped: ${detail}`);
+  }
+
+  /** The emergency fallback joins once every other candidate was excluded or failed. */
+  function addFallback(): boolean {
+    fallbackAdded = true;
+    const ref = deps.emergencyFallback();
+    if (!ref) return false;
+    const resolution = resolveModel(catalog, ref);
+    if (resolution.kind !== 'targets') {
+      deps.log.warn(`proxy: emergency fallback "${ref}" does not resolve; ignored`);
+      return false;
+    }
+    const targets = translateFor(ctx, resolution.targets);
+    if ('status' in targets) return false;
+    const extra = expandCandidates(targets).candidates.filter(
+      (c) =>
+        !queue.some(
+          (q) => q.target.label === c.target.label && q.connection.id === c.connection.id,
+        ),
+    );
+    if (extra.length === 0) return false;
+    ctx.steps.push(`emergency fallback ${ref}`);
+    queue.push(...extra);
+    return true;
+  }
+
+  function allExcluded(): GatewayError {
+    const timed = excluded.filter((e) => e.retryAfterMs !== null);
+    const diagnostics = {
+      poolSize: queue.length,
+      attempted,
+      excluded: excluded.map((e) => ({
+        target: e.target,
+        reason: e.reason,
+        retryAfterMs: e.retryAfterMs,
+      })),
+    };
+    if (timed.length === 0) {
+      return {
+        status: 404,
+        kind: 'not_found',
+        code: 'no_executable_targets',
+        message: `model "${ctx.model}" has no target that can be executed: ${excluded.map((e) => `${e.target} is ${e.reason}`).join('; ') || 'no targets'}`,
+        extra: { diagnostics },
+      };
+    }
+    const earliest = Math.min(...timed.map((e) => e.retryAfterMs!));
+    const retryAfterMs = Math.min(RETRY_AFTER_MAX_MS, Math.max(RETRY_AFTER_MIN_MS, earliest));
+    deps.log.warn(
+      `proxy: every target of "${ctx.model}" is cooling down: ${excluded
+        .map(
+          (e) =>
+            `${e.target} ${e.reason}${e.retryAfterMs !== null ? ` ${Math.ceil(e.retryAfterMs / 1000)} s` : ' (needs an operator)'}`,
+        )
+        .join(', ')}`,
+    );
+    return {
+      status: 503,
+      kind: 'overloaded',
+      code: 'all_targets_cooling_down',
+      message: `every target of "${ctx.model}" is temporarily unavailable; retry in ${Math.ceil(retryAfterMs / 1000)} s`,
+      headers: { 'retry-after': String(Math.ceil(retryAfterMs / 1000)) },
+      extra: { diagnostics },
+    };
+  }
+}
+
+/** The upstream's own error message, scrubbed, for logs, events and the dashboard. */
+function upstreamMessageOf(raw: Buffer, status: number, catalog: Catalog): string {
+  return clientErrorFromUpstream('openai-chat', status, raw, '', catalog.secrets()).message;
 }
 
 function markClientAbort(ctx: RequestContext): void {
@@ -312,33 +566,49 @@ function markClientAbort(ctx: RequestContext): void {
 }
 
 function decisionHeaders(ctx: RequestContext, candidate: Candidate): Record<string, string> {
-  return {
+  const out: Record<string, string> = {
     'x-breakwater-decision': ctx.steps.join('; '),
     'x-breakwater-connection': candidate.connection.id,
   };
+  const translated = translatedFor(ctx, candidate);
+  if (translated) {
+    out['x-breakwater-translated'] = `${ctx.endpoint.format} -> ${translated.wire}`;
+    if (translated.dropped) out['x-breakwater-dropped'] = translated.dropped;
+  }
+  return out;
 }
 
-async function relayError(
+/**
+ * Answers with an upstream error in the client's format, with the status as restated by the
+ * error rules (e.g. a quota 403 becomes a 429 with Retry-After).
+ */
+function relayError(
   ctx: RequestContext,
   res: ServerResponse,
-  upstream: Dispatcher.ResponseData,
-  candidate: Candidate,
+  held: HeldError,
   catalog: Catalog,
-): Promise<void> {
-  const raw = await readBounded(upstream.body, ERROR_BODY_LIMIT);
-  const { body, message } = clientErrorFromUpstream(
+): void {
+  const { candidate, cls, raw } = held;
+  const status = cls.status;
+  const relayed = clientErrorFromUpstream(
     ctx.endpoint.format,
-    upstream.statusCode,
+    status,
     raw,
     candidate.target.provider.id,
     catalog.secrets(),
   );
-  ctx.status = upstream.statusCode;
-  ctx.errorClass = upstream.statusCode >= 500 ? 'upstream_5xx' : 'upstream_4xx';
+  const { message } = relayed;
+  const body = translatedError(ctx, candidate, status, raw, message) ?? relayed.body;
+  ctx.served = candidate;
+  ctx.status = status;
+  ctx.errorClass = cls.reason;
   ctx.errorMessage = message;
   if (ctx.clientGone) return;
-  const headers = clientResponseHeaders(upstream.headers);
-  res.writeHead(upstream.statusCode, {
+  const headers = clientResponseHeaders(held.headers);
+  if (cls.clientRetryAfterMs !== null && headers['retry-after'] === undefined) {
+    headers['retry-after'] = String(Math.ceil(cls.clientRetryAfterMs / 1000));
+  }
+  res.writeHead(status, {
     ...headers,
     ...decisionHeaders(ctx, candidate),
     'content-type': 'application/json',
@@ -367,6 +637,8 @@ async function relay(
   signal: AbortSignal,
   candidate: Candidate,
 ): Promise<void> {
+  const translated = translatedFor(ctx, candidate);
+  if (translated) return relayTranslated(ctx, res, upstream, signal, candidate, translated.wire);
   const isSse = String(upstream.headers['content-type'] ?? '').includes('text/event-stream');
   const headers = clientResponseHeaders(upstream.headers);
   const contentLength = upstream.headers['content-length'];
@@ -378,7 +650,8 @@ async function relay(
   ctx.status = upstream.statusCode;
   res.writeHead(upstream.statusCode, { ...headers, ...decisionHeaders(ctx, candidate) });
   // Headers go out now: a streaming client must not wait for the first token to see them.
-  res.flushHeaders();
+  // A whole body follows at once, and its headers leave with its first write (one syscall).
+  if (isSse) res.flushHeaders();
   const observer = isSse ? new SseUsageObserver() : null;
   const kept: Buffer[] = [];
   let keptBytes = 0;
@@ -439,6 +712,198 @@ async function relay(
   }
 }
 
+const TRANSLATE_BODY_LIMIT = 64 * 1024 * 1024;
+
+function setUsage(ctx: RequestContext, usage: IrUsage): void {
+  ctx.usage = { inputTokens: usage.input, outputTokens: usage.output, cachedTokens: usage.cached };
+}
+
+/** An upstream error in another format, rewritten in the client's; null to use the default. */
+function translatedError(
+  ctx: RequestContext,
+  candidate: Candidate,
+  status: number,
+  raw: Buffer,
+  redactedMessage: string,
+): string | null {
+  const translated = translatedFor(ctx, candidate);
+  if (!translated) return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw.toString('utf8'));
+  } catch {
+    return null;
+  }
+  const err = parseError(translated.wire, status, parsed);
+  if (!err) return null;
+  return JSON.stringify(
+    errorBody(ctx.endpoint.format, {
+      status,
+      kind: err.kind as ErrorKind,
+      code: err.code,
+      message: redactedMessage,
+    }),
+  );
+}
+
+/**
+ * Relays an answer in another format: a whole body is converted at once; a stream is decoded
+ * and converted event by event, each client event written as soon as its upstream event arrived.
+ */
+async function relayTranslated(
+  ctx: RequestContext,
+  res: ServerResponse,
+  upstream: Dispatcher.ResponseData,
+  signal: AbortSignal,
+  candidate: Candidate,
+  wire: WireFormat,
+): Promise<void> {
+  const client = ctx.endpoint.format;
+  const isSse = String(upstream.headers['content-type'] ?? '').includes('text/event-stream');
+  const headers = clientResponseHeaders(upstream.headers);
+  delete headers['content-type'];
+  const writerOpts = {
+    nowMs: ctx.now(),
+    includeUsage:
+      (ctx.body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true,
+  };
+  ctx.status = upstream.statusCode;
+  const broke = (err: unknown): boolean => {
+    const failure = classifyAttemptError(err, signal);
+    if (failure.kind === 'client_abort' || ctx.clientGone) {
+      markClientAbort(ctx);
+      return false;
+    }
+    ctx.errorClass = `stream_${failure.errorClass}`;
+    ctx.errorMessage = `${candidate.target.label}: ${failure.message} after ${ctx.bytesOut} bytes`;
+    return true;
+  };
+  const readWhole = async (): Promise<Record<string, unknown> | null> => {
+    const raw = await readBounded(upstream.body, TRANSLATE_BODY_LIMIT);
+    if (ctx.ttfb === null) ctx.ttfb = ctx.now() - ctx.started;
+    try {
+      const parsed = JSON.parse(raw.toString('utf8')) as unknown;
+      return isJsonObject(parsed) ? parsed : null;
+    } catch {
+      return null;
+    }
+  };
+  const invalidAnswer: GatewayError = {
+    status: 502,
+    kind: 'upstream',
+    code: 'upstream_invalid_response',
+    message: `${candidate.target.label} answered with a body that is not a ${wire} response`,
+  };
+
+  if (!ctx.stream) {
+    let parsed: Record<string, unknown> | null;
+    try {
+      parsed = isSse ? null : await readWhole();
+    } catch (err) {
+      if (broke(err)) fail(ctx, res, { ...invalidAnswer, message: ctx.errorMessage ?? '' });
+      return;
+    }
+    if (!parsed) {
+      ctx.errorClass = 'upstream_invalid_response';
+      return fail(ctx, res, invalidAnswer);
+    }
+    const ir = parseResponse(wire, parsed);
+    setUsage(ctx, ir.usage);
+    const body = JSON.stringify(emitResponse(client, ir, ctx.now()));
+    if (ctx.clientGone) return markClientAbort(ctx);
+    res.writeHead(upstream.statusCode, {
+      ...headers,
+      ...decisionHeaders(ctx, candidate),
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(body),
+    });
+    res.end(body);
+    ctx.bytesOut = Buffer.byteLength(body);
+    return;
+  }
+
+  res.writeHead(upstream.statusCode, {
+    ...headers,
+    ...decisionHeaders(ctx, candidate),
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    'x-accel-buffering': 'no',
+  });
+  res.flushHeaders();
+  const send = async (text: string): Promise<void> => {
+    if (text === '') return;
+    ctx.bytesOut += Buffer.byteLength(text);
+    if (!res.write(text)) await waitForDrain(res);
+  };
+  try {
+    if (!isSse) {
+      // Asked to stream, the upstream answered in one piece: replay it as a stream.
+      const parsed = await readWhole();
+      if (!parsed) {
+        ctx.errorClass = 'upstream_invalid_response';
+        ctx.errorMessage = invalidAnswer.message;
+        res.end(streamErrorEvent(client, invalidAnswer));
+        return;
+      }
+      const replay = responseAsStream(wire, client, parsed, writerOpts);
+      setUsage(ctx, replay.usage);
+      await send(replay.text);
+      if (!ctx.clientGone) res.end();
+      else markClientAbort(ctx);
+      return;
+    }
+    const translator = createStreamTranslator(wire, client, writerOpts);
+    for await (const chunk of upstream.body) {
+      if (ctx.ttfb === null) ctx.ttfb = ctx.now() - ctx.started;
+      await send(translator.push(chunk as Buffer));
+      if (ctx.clientGone) break;
+    }
+    if (ctx.clientGone) return markClientAbort(ctx);
+    const tail = translator.end();
+    setUsage(ctx, translator.usage);
+    if (translator.errored) {
+      ctx.errorClass = 'upstream_stream_error';
+      ctx.errorMessage = `${candidate.target.label} reported an error inside its stream`;
+    }
+    ctx.bytesOut += Buffer.byteLength(tail);
+    res.end(tail);
+  } catch (err) {
+    if (!broke(err)) return;
+    res.end(
+      streamErrorEvent(client, {
+        status: 502,
+        kind: 'upstream',
+        code: 'upstream_stream_interrupted',
+        message: `the upstream stream from ${candidate.target.label} broke off: ${ctx.errorMessage}`,
+      }),
+    );
+  } finally {
+    if (!upstream.body.destroyed) upstream.body.destroy();
+  }
+}
+
+/**
+ * `count_tokens` for a model whose first target is not an Anthropic provider: no such endpoint
+ * upstream, so the gateway estimates and says so (`X-Breakwater-Token-Count: estimate`).
+ */
+function answerTokenEstimate(ctx: RequestContext, res: ServerResponse, candidate: Candidate): void {
+  const tokens = estimateInputTokens(parseRequest('anthropic', ctx.body).value);
+  const body = JSON.stringify({ input_tokens: tokens });
+  ctx.served = candidate;
+  ctx.status = 200;
+  ctx.usage = { inputTokens: tokens, outputTokens: null, cachedTokens: null };
+  ctx.steps.push(`${candidate.target.label} estimated (no count_tokens upstream)`);
+  if (ctx.clientGone) return;
+  res.writeHead(200, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+    'x-breakwater-decision': ctx.steps.join('; '),
+    'x-breakwater-token-count': 'estimate',
+  });
+  res.end(body);
+  ctx.bytesOut = Buffer.byteLength(body);
+}
+
 function fail(ctx: RequestContext, res: ServerResponse, err: GatewayError): void {
   ctx.status = err.status;
   ctx.errorClass ??= err.code;
@@ -470,6 +935,6 @@ function record(ctx: RequestContext, deps: PipelineDeps): void {
     errorClass: ctx.errorClass,
     errorMessage: ctx.errorMessage ? redactSecrets(ctx.errorMessage).slice(0, 500) : null,
     decision: ctx.steps.length > 0 ? ctx.steps.join('; ') : null,
-    egressIp: null,
+    egressIp: ctx.egressIp,
   });
 }

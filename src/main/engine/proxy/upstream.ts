@@ -1,6 +1,6 @@
 import type { Dispatcher } from 'undici';
-import { Pool } from 'undici';
-import type { UpstreamTimeouts } from '../../../shared/contract';
+import { buildConnector, Pool } from 'undici';
+import type { ProviderFormat, UpstreamTimeouts } from '../../../shared/contract';
 import type { CatalogProvider } from '../catalog';
 
 export interface UpstreamCall {
@@ -18,9 +18,15 @@ export interface UpstreamCall {
  * whose base URL or connect timeout changes gets a fresh pool; the old one drains.
  */
 export class UpstreamPools {
-  private readonly pools = new Map<string, { key: string; pool: Pool }>();
+  private readonly pools = new Map<string, { key: string; pool: Pool; egress: string | null }>();
 
-  constructor(private readonly connectionsPerOrigin = 128) {}
+  /**
+   * No cap on sockets per origin by default: an LLM stream holds its socket for minutes, so a
+   * cap here would silently queue agents behind each other (128 open streams used to stall the
+   * 129th before it was sent). Concurrency is limited per connection by the resilience gates,
+   * which answer with a reason instead of an invisible wait.
+   */
+  constructor(private readonly connectionsPerOrigin: number | null = null) {}
 
   private poolFor(provider: CatalogProvider, connectMs: number): Pool {
     const origin = new URL(provider.baseUrl).origin;
@@ -28,14 +34,31 @@ export class UpstreamPools {
     const existing = this.pools.get(provider.id);
     if (existing?.key === key) return existing.pool;
     if (existing) void existing.pool.close().catch(() => {});
-    const pool = new Pool(origin, {
+    const connector = buildConnector({ timeout: connectMs });
+    const entry: { key: string; pool: Pool; egress: string | null } = {
+      key,
+      pool: undefined as unknown as Pool,
+      egress: null,
+    };
+    entry.pool = new Pool(origin, {
       connections: this.connectionsPerOrigin,
-      connect: { timeout: connectMs },
+      // Wraps the default connector to learn the local address each socket leaves from: the
+      // egress IP the request log records per connection.
+      connect: (opts, callback) =>
+        connector(opts, (err, socket) => {
+          if (socket?.localAddress) entry.egress = socket.localAddress;
+          callback(err, socket as never);
+        }),
       keepAliveTimeout: 30_000,
       pipelining: 1,
     });
-    this.pools.set(provider.id, { key, pool });
-    return pool;
+    this.pools.set(provider.id, entry);
+    return entry.pool;
+  }
+
+  /** The local address the provider's pool last connected from, if it has connected. */
+  egressOf(providerId: string): string | null {
+    return this.pools.get(providerId)?.egress ?? null;
   }
 
   request(call: UpstreamCall): Promise<Dispatcher.ResponseData> {
@@ -71,7 +94,7 @@ export class UpstreamPools {
 }
 
 /** Path a provider of the given format serves each client endpoint at. */
-export function upstreamPath(providerFormat: 'openai' | 'anthropic', endpoint: string): string {
+export function upstreamPath(providerFormat: ProviderFormat, endpoint: string): string {
   if (providerFormat === 'anthropic') return endpoint; // `/v1/messages`, `/v1/messages/count_tokens`
   return endpoint.replace(/^\/v1/, ''); // baseUrl already ends in /v1
 }

@@ -1,0 +1,720 @@
+#!/usr/bin/env node
+// `npm run bench [-- --quick] [-- --profile]`: what Breakwater costs its users, measured against
+// the floor. Starts, on loopback, the fake upstream (fast mode), the reference pass-through
+// (bench/reference.mjs) and Breakwater headless from the built CLI, drives them from a load
+// generator in its own process (bench/load.mjs), alternates the systems A B A B and reports
+// medians. Prints a table and writes bench/results.json. Not a test: it prints ratios and
+// whether each target of issue 7 is met; it never fails on a number.
+//
+//   --quick     one round, shorter runs (for iterating; not for the record)
+//   --profile   run Breakwater with --cpu-prof; profiles land in bench/profiles/
+import { fork, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, freemem, loadavg, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { buildIfStale, ROOT, SERVE_OUTPUTS } from '../scripts/build-if-stale.mjs';
+
+const args = new Set(process.argv.slice(2));
+const QUICK = args.has('--quick');
+/** `--only=latency,throughput`: run just those scenarios and print their raw results. */
+const ONLY = [...args]
+  .find((a) => a.startsWith('--only='))
+  ?.slice(7)
+  .split(',');
+const wanted = (name) => !ONLY || ONLY.includes(name);
+const PROFILE = args.has('--profile');
+const ROUNDS = QUICK ? 1 : 3;
+const START_ROUNDS = QUICK ? 2 : 5;
+const BENCH = join(ROOT, 'bench');
+const CLI = join(ROOT, 'out', 'main', 'cli.js');
+const STAMP = '§';
+const OPEN_STREAMS = 1000;
+
+const began = Date.now();
+const log = (m) =>
+  process.stderr.write(`[bench ${((Date.now() - began) / 1000).toFixed(1)}s] ${m}\n`);
+
+// --- workloads -------------------------------------------------------------------------------
+
+const words =
+  'The function reads the configuration once, validates every field and returns a frozen object; callers never see a partial config. ';
+/** Reply text sized so the whole chat.completion JSON is about 1 KB. */
+const ANSWER_1KB = words.repeat(6).slice(0, 700);
+/** 100 words, one per streamed chunk (throughput run). */
+const STREAM_TEXT = Array.from({ length: 100 }, (_, i) => `w${i % 10} `).join('');
+
+/** A realistic agent request: system prompt, a short history, a question (~3 KB). */
+function requestBody(model, stream) {
+  return Buffer.from(
+    JSON.stringify({
+      model,
+      messages: [
+        { role: 'system', content: `You are a careful coding assistant. ${words.repeat(10)}` },
+        { role: 'user', content: 'Why does the config loader freeze its result? Show me where.' },
+        { role: 'assistant', content: words.repeat(3) },
+        { role: 'user', content: 'Now add a "timeout" field with a default of 30 seconds.' },
+      ],
+      temperature: 0.2,
+      max_tokens: 1024,
+      ...(stream ? { stream: true } : {}),
+    }),
+  );
+}
+
+const PATH = '/v1/chat/completions';
+const HEADERS = { 'content-type': 'application/json' };
+
+// --- processes -------------------------------------------------------------------------------
+
+const children = new Set();
+function track(child) {
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+}
+function killAll() {
+  for (const c of children) c.kill('SIGKILL');
+}
+process.on('exit', killAll);
+for (const s of ['SIGINT', 'SIGTERM']) {
+  process.on(s, () => {
+    killAll();
+    process.exit(130);
+  });
+}
+
+/** Spawns a server and resolves once it prints its port; `startMs` is spawn → that line. */
+function startServer(label, command, argv, pattern, opts = {}) {
+  return new Promise((resolve, reject) => {
+    const t0 = process.hrtime.bigint();
+    const child = track(
+      spawn(command, argv, { stdio: ['ignore', 'pipe', 'pipe', ...(opts.ipc ? ['ipc'] : [])] }),
+    );
+    let out = '';
+    let err = '';
+    const onData = (d) => {
+      out += d;
+      const m = pattern.exec(out);
+      if (m) {
+        const startMs = Number(process.hrtime.bigint() - t0) / 1e6;
+        child.stdout.off('data', onData);
+        child.stdout.resume();
+        resolve({ label, child, port: Number(m[1]), startMs, origin: `http://127.0.0.1:${m[1]}` });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', (d) => {
+      err += d;
+      if (err.length > 64 * 1024) err = err.slice(-32 * 1024);
+    });
+    child.once('exit', (code) =>
+      reject(new Error(`${label} exited (${code}) before listening:\n${err}`)),
+    );
+  });
+}
+
+function stop(server) {
+  return new Promise((resolve) => {
+    if (server.child.exitCode !== null) return resolve();
+    const t = setTimeout(() => server.child.kill('SIGKILL'), 15_000);
+    server.child.once('exit', () => {
+      clearTimeout(t);
+      resolve();
+    });
+    server.child.kill('SIGTERM');
+  });
+}
+
+/** Resident set size of a process in bytes (Linux /proc; `ps` elsewhere). */
+function rss(pid) {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    if (m) return Number(m[1]) * 1024;
+  } catch {}
+  return new Promise((resolve) => {
+    const ps = spawn('ps', ['-o', 'rss=', '-p', String(pid)]);
+    let s = '';
+    ps.stdout.on('data', (d) => (s += d));
+    ps.on('close', () => resolve(Number(s.trim()) * 1024));
+  });
+}
+
+/** CPU time (user + system) a process has used so far, in ms (Linux /proc; NaN elsewhere). */
+function cpuMs(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime are fields 14 and 15 of stat(5), in clock ticks (USER_HZ, 100 on Linux).
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// --- upstream, generator ---------------------------------------------------------------------
+
+let upstream;
+function setStep(step) {
+  return new Promise((resolve) => {
+    upstream.child.once('message', resolve);
+    upstream.child.send({ step });
+  });
+}
+
+let gen;
+let seq = 0;
+const waiting = new Map();
+function startGenerator() {
+  gen = track(
+    fork(join(BENCH, 'load.mjs'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }),
+  );
+  gen.on('message', (msg) => {
+    const w = waiting.get(msg.id);
+    if (!w) return;
+    waiting.delete(msg.id);
+    if (msg.error) w.reject(new Error(msg.error));
+    else w.resolve(msg.result);
+  });
+}
+function ask(cmd, job, id = `${++seq}`) {
+  return new Promise((resolve, reject) => {
+    waiting.set(id, { resolve, reject });
+    gen.send({ id, cmd, job });
+  });
+}
+
+// --- Breakwater and the reference ------------------------------------------------------------
+
+function breakwaterConfig(upstreamUrl) {
+  return {
+    providers: [
+      {
+        id: 'openai',
+        format: 'openai',
+        baseUrl: `${upstreamUrl}/v1`,
+        authClass: 'api_key',
+        connections: [
+          { id: 'openai-1', apiKey: 'sk-bench-openai-1-0123456789' },
+          { id: 'openai-2', apiKey: 'sk-bench-openai-2-0123456789' },
+        ],
+        models: ['gpt-4o-mini', 'gpt-4.1'],
+      },
+      {
+        id: 'anthropic',
+        format: 'anthropic',
+        baseUrl: upstreamUrl,
+        authClass: 'api_key',
+        connections: [
+          { id: 'anthropic-1', apiKey: 'sk-ant-bench-1-0123456789' },
+          { id: 'anthropic-2', apiKey: 'sk-ant-bench-2-0123456789' },
+        ],
+        models: ['claude-sonnet-4-5', 'claude-haiku-4-5'],
+      },
+    ],
+    combos: [
+      {
+        name: 'coder',
+        strategy: 'priority',
+        targets: ['openai/gpt-4o-mini', 'anthropic/claude-sonnet-4-5', 'openai/gpt-4.1'],
+      },
+    ],
+    resilience: { modelLockout: { enabled: true } },
+  };
+}
+
+let scratch;
+let configFile;
+let bwRuns = 0;
+function startBreakwater() {
+  const dataDir = join(scratch, `data-${++bwRuns}`);
+  const node = PROFILE ? ['--cpu-prof', '--cpu-prof-dir', join(BENCH, 'profiles')] : [];
+  return startServer(
+    'breakwater',
+    process.execPath,
+    [...node, CLI, 'serve', '--config', configFile, '--port', '0', '--data-dir', dataDir],
+    /Breakwater listening on http:\/\/127\.0\.0\.1:(\d+)/,
+  );
+}
+function startReference() {
+  return startServer(
+    'reference',
+    process.execPath,
+    [join(BENCH, 'reference.mjs'), upstream.origin],
+    /reference listening on (\d+)/,
+  );
+}
+
+// --- statistics ------------------------------------------------------------------------------
+
+function quantile(values, q) {
+  if (values.length === 0) return Number.NaN;
+  const s = Float64Array.from(values).sort();
+  const i = Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1));
+  return s[i];
+}
+const median = (values) => quantile(values, 0.5);
+const round = (x, d = 3) => (Number.isFinite(x) ? Number(x.toFixed(d)) : null);
+
+// --- scenarios -------------------------------------------------------------------------------
+
+/** Runs `fn(system)` for each system, `rounds` times, alternating; returns results per system. */
+async function alternate(systems, rounds, fn) {
+  const out = Object.fromEntries(systems.map((s) => [s.label, []]));
+  for (let r = 0; r < rounds; r++) {
+    for (const s of systems) out[s.label].push(await fn(s, r));
+  }
+  return out;
+}
+
+function job(system, stream, extra = {}) {
+  const model = system.label === 'breakwater' ? 'coder' : 'gpt-4o-mini';
+  return {
+    origin: system.origin,
+    path: PATH,
+    headers: HEADERS,
+    body: requestBody(model, stream).toString(),
+    ...extra,
+  };
+}
+
+async function scenarioLatency(systems) {
+  log('1. non-streaming, 1 KB answer, concurrency 1');
+  await setStep({ text: ANSWER_1KB });
+  const n = QUICK ? 500 : 1500;
+  const runs = await alternate(systems, ROUNDS, async (s) => {
+    const { samples } = await ask('latency', job(s, false, { requests: n, warmup: 200 }));
+    return { p50: quantile(samples, 0.5), p99: quantile(samples, 0.99) };
+  });
+  return Object.fromEntries(
+    Object.entries(runs).map(([k, v]) => [
+      k,
+      { p50: median(v.map((x) => x.p50)), p99: median(v.map((x) => x.p99)), rounds: v },
+    ]),
+  );
+}
+
+async function scenarioThroughput(systems, stream) {
+  log(`2. ${stream ? 'streaming (100 chunks)' : 'non-streaming, 1 KB answer'}, concurrency 64`);
+  await setStep(stream ? { text: STREAM_TEXT, chunks: 100 } : { text: ANSWER_1KB });
+  const runs = await alternate(systems, ROUNDS, async (s) => {
+    // CPU per request is steadier than req/s on a shared machine: other load slows the whole
+    // run but barely changes what one request costs. For `direct` it is the fake upstream's.
+    const pid = (s.child ?? upstream.child).pid;
+    const cpu0 = cpuMs(pid);
+    const r = await ask(
+      'throughput',
+      job(s, stream, {
+        concurrency: 64,
+        warmupMs: QUICK ? 500 : 1000,
+        durationMs: QUICK ? 1500 : 3000,
+      }),
+    );
+    return { ...r, cpuUsPerReq: ((cpuMs(pid) - cpu0) * 1000) / r.total };
+  });
+  return Object.fromEntries(
+    Object.entries(runs).map(([k, v]) => [
+      k,
+      {
+        rps: median(v.map((x) => x.rps)),
+        cpuUsPerReq: median(v.map((x) => x.cpuUsPerReq)),
+        errors: v.reduce((a, x) => a + x.errors, 0),
+        rounds: v,
+      },
+    ]),
+  );
+}
+
+async function scenarioStreaming(systems) {
+  log('3. streaming, 100 chunks 1 ms apart, concurrency 1: time to first byte, per-chunk delay');
+  await setStep({ text: STAMP.repeat(100), chunks: 100, chunkDelayMs: 1, stampMarker: STAMP });
+  const runs = await alternate(systems, ROUNDS, async (s) => {
+    const r = await ask('stream', job(s, true, { requests: QUICK ? 8 : 20, warmup: 3 }));
+    return {
+      ttfb: median(r.ttfb),
+      chunkDelay: median(r.delays),
+      chunkDelayP99: quantile(r.delays, 0.99),
+      chunksPerStream: r.chunksPerStream,
+    };
+  });
+  return Object.fromEntries(
+    Object.entries(runs).map(([k, v]) => [
+      k,
+      {
+        ttfb: median(v.map((x) => x.ttfb)),
+        chunkDelay: median(v.map((x) => x.chunkDelay)),
+        chunkDelayP99: median(v.map((x) => x.chunkDelayP99)),
+        chunksPerStream: median(v.map((x) => x.chunksPerStream)),
+        rounds: v,
+      },
+    ]),
+  );
+}
+
+/** Fresh process, short warm-up, RSS before and with OPEN_STREAMS streams held open. */
+async function scenarioOpenStreams() {
+  log(`4. ${OPEN_STREAMS} concurrent open streams: RSS per stream`);
+  const starters = [
+    { label: 'reference', start: startReference },
+    { label: 'breakwater', start: startBreakwater },
+  ];
+  const runs = await alternate(starters, QUICK ? 1 : 2, async ({ start }) => {
+    const s = await start();
+    try {
+      // Serve some traffic first, so the heap has grown to its working size (V8 enlarges its
+      // young generation under load); otherwise that one-off growth is counted per stream.
+      await setStep({ text: STREAM_TEXT, chunks: 100 });
+      await ask('throughput', job(s, true, { concurrency: 64, warmupMs: 0, durationMs: 1000 }));
+      await setStep({ text: STREAM_TEXT, chunks: 100, stallAfterChunks: 1 });
+      await sleep(500);
+      const before = await rss(s.child.pid);
+      const id = `${++seq}`;
+      const released = new Promise((resolve, reject) =>
+        waiting.set(`${id}:released`, { resolve, reject }),
+      );
+      const opened = await ask(
+        'openStreams',
+        job(s, true, { count: OPEN_STREAMS, timeoutMs: 15_000 }),
+        id,
+      );
+      await sleep(500);
+      const during = await rss(s.child.pid);
+      gen.send({ cmd: 'release' });
+      await released;
+      const perStream = opened.opened > 0 ? (during - before) / opened.opened : Number.NaN;
+      return { before, during, perStream, ...opened };
+    } finally {
+      await stop(s);
+    }
+  });
+  return Object.fromEntries(
+    Object.entries(runs).map(([k, v]) => [
+      k,
+      {
+        perStreamBytes: median(v.map((x) => x.perStream)),
+        opened: Math.min(...v.map((x) => x.opened)),
+        rounds: v,
+      },
+    ]),
+  );
+}
+
+async function scenarioStart() {
+  log('5. cold start (spawn → listening, fresh data dir) and idle RSS');
+  const starters = [
+    { label: 'reference', start: startReference },
+    { label: 'breakwater', start: startBreakwater },
+  ];
+  const runs = await alternate(starters, START_ROUNDS, async ({ start }) => {
+    const s = await start();
+    await sleep(1000);
+    const idle = await rss(s.child.pid);
+    await stop(s);
+    return { startMs: s.startMs, idleRss: idle };
+  });
+  return Object.fromEntries(
+    Object.entries(runs).map(([k, v]) => [
+      k,
+      {
+        startMs: median(v.map((x) => x.startMs)),
+        idleRss: median(v.map((x) => x.idleRss)),
+        rounds: v,
+      },
+    ]),
+  );
+}
+
+// --- report ----------------------------------------------------------------------------------
+
+function targets(r) {
+  const lat = r.latency;
+  const ratio = (a, b) => a / b;
+  const t = [
+    {
+      name: 'c=1 p50 latency ≤ 1.25× reference',
+      value: ratio(lat.breakwater.p50, lat.reference.p50),
+      limit: 1.25,
+      unit: '×',
+      le: true,
+    },
+    {
+      name: 'c=1 p99 latency ≤ 1.5× reference',
+      value: ratio(lat.breakwater.p99, lat.reference.p99),
+      limit: 1.5,
+      unit: '×',
+      le: true,
+    },
+    {
+      name: 'c=64 throughput ≥ 0.8× reference (non-streaming)',
+      value: ratio(r.throughput.breakwater.rps, r.throughput.reference.rps),
+      limit: 0.8,
+      unit: '×',
+      le: false,
+    },
+    {
+      name: 'c=64 throughput ≥ 0.8× reference (streaming)',
+      value: ratio(r.streamThroughput.breakwater.rps, r.streamThroughput.reference.rps),
+      limit: 0.8,
+      unit: '×',
+      le: false,
+    },
+    {
+      name: 'added time to first byte ≤ 1 ms',
+      value: r.streaming.breakwater.ttfb - r.streaming.direct.ttfb,
+      limit: 1,
+      unit: 'ms',
+      le: true,
+    },
+    {
+      name: 'per-chunk relay delay ≤ 0.2 ms',
+      value: r.streaming.breakwater.chunkDelay - r.streaming.direct.chunkDelay,
+      limit: 0.2,
+      unit: 'ms',
+      le: true,
+    },
+    {
+      name: `RSS per open stream ≤ 30 KB (${OPEN_STREAMS} streams)`,
+      value:
+        r.openStreams.breakwater.opened === OPEN_STREAMS
+          ? r.openStreams.breakwater.perStreamBytes / 1024
+          : Number.NaN,
+      limit: 30,
+      unit: 'KB',
+      le: true,
+    },
+    {
+      name: 'idle RSS ≤ 90 MB',
+      value: r.start.breakwater.idleRss / 2 ** 20,
+      limit: 90,
+      unit: 'MB',
+      le: true,
+    },
+    {
+      name: 'cold start ≤ 400 ms',
+      value: r.start.breakwater.startMs,
+      limit: 400,
+      unit: 'ms',
+      le: true,
+    },
+  ];
+  for (const x of t)
+    x.met = Number.isFinite(x.value) && (x.le ? x.value <= x.limit : x.value >= x.limit);
+  return t;
+}
+
+function table(rows) {
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => String(r[i]).length)));
+  const line = (r) =>
+    r
+      .map((c, i) => (i === 0 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i])))
+      .join('  ');
+  return [
+    line(rows[0]),
+    widths.map((w) => '-'.repeat(w)).join('  '),
+    ...rows.slice(1).map(line),
+  ].join('\n');
+}
+
+function report(r, t) {
+  const f = (x, d = 3) => (Number.isFinite(x) ? x.toFixed(d) : 'n/a');
+  const {
+    latency: l,
+    throughput: th,
+    streamThroughput: st,
+    streaming: s,
+    openStreams: o,
+    start,
+  } = r;
+  const rows = [
+    ['measure', 'direct', 'reference', 'breakwater', 'bw − direct', 'bw / ref'],
+    [
+      'c=1 latency p50 (ms)',
+      f(l.direct.p50),
+      f(l.reference.p50),
+      f(l.breakwater.p50),
+      f(l.breakwater.p50 - l.direct.p50),
+      f(l.breakwater.p50 / l.reference.p50, 2),
+    ],
+    [
+      'c=1 latency p99 (ms)',
+      f(l.direct.p99),
+      f(l.reference.p99),
+      f(l.breakwater.p99),
+      f(l.breakwater.p99 - l.direct.p99),
+      f(l.breakwater.p99 / l.reference.p99, 2),
+    ],
+    [
+      'c=64 req/s, 1 KB JSON',
+      f(th.direct.rps, 0),
+      f(th.reference.rps, 0),
+      f(th.breakwater.rps, 0),
+      '',
+      f(th.breakwater.rps / th.reference.rps, 2),
+    ],
+    [
+      'c=64 CPU µs/request, 1 KB JSON',
+      f(th.direct.cpuUsPerReq, 0),
+      f(th.reference.cpuUsPerReq, 0),
+      f(th.breakwater.cpuUsPerReq, 0),
+      '',
+      f(th.breakwater.cpuUsPerReq / th.reference.cpuUsPerReq, 2),
+    ],
+    [
+      'c=64 streams/s, 100 chunks',
+      f(st.direct.rps, 0),
+      f(st.reference.rps, 0),
+      f(st.breakwater.rps, 0),
+      '',
+      f(st.breakwater.rps / st.reference.rps, 2),
+    ],
+    [
+      'c=64 CPU µs/stream, 100 chunks',
+      f(st.direct.cpuUsPerReq, 0),
+      f(st.reference.cpuUsPerReq, 0),
+      f(st.breakwater.cpuUsPerReq, 0),
+      '',
+      f(st.breakwater.cpuUsPerReq / st.reference.cpuUsPerReq, 2),
+    ],
+    [
+      'stream first byte (ms)',
+      f(s.direct.ttfb),
+      f(s.reference.ttfb),
+      f(s.breakwater.ttfb),
+      f(s.breakwater.ttfb - s.direct.ttfb),
+      '',
+    ],
+    [
+      'per-chunk delay p50 (ms)',
+      f(s.direct.chunkDelay),
+      f(s.reference.chunkDelay),
+      f(s.breakwater.chunkDelay),
+      f(s.breakwater.chunkDelay - s.direct.chunkDelay),
+      '',
+    ],
+    [
+      'per-chunk delay p99 (ms)',
+      f(s.direct.chunkDelayP99),
+      f(s.reference.chunkDelayP99),
+      f(s.breakwater.chunkDelayP99),
+      f(s.breakwater.chunkDelayP99 - s.direct.chunkDelayP99),
+      '',
+    ],
+    [
+      `RSS per open stream (KB, ${OPEN_STREAMS})`,
+      '',
+      `${f(o.reference.perStreamBytes / 1024, 1)}`,
+      `${f(o.breakwater.perStreamBytes / 1024, 1)}${o.breakwater.opened < OPEN_STREAMS ? ` (only ${o.breakwater.opened} opened)` : ''}`,
+      '',
+      f(o.breakwater.perStreamBytes / o.reference.perStreamBytes, 2),
+    ],
+    [
+      'idle RSS (MB)',
+      '',
+      f(start.reference.idleRss / 2 ** 20, 1),
+      f(start.breakwater.idleRss / 2 ** 20, 1),
+      '',
+      f(start.breakwater.idleRss / start.reference.idleRss, 2),
+    ],
+    [
+      'cold start (ms)',
+      '',
+      f(start.reference.startMs, 0),
+      f(start.breakwater.startMs, 0),
+      '',
+      f(start.breakwater.startMs / start.reference.startMs, 2),
+    ],
+  ];
+  const targetRows = [['target', 'breakwater', 'limit', 'status']];
+  for (const x of t)
+    targetRows.push([
+      x.name,
+      `${f(x.value, x.unit === '×' ? 2 : x.unit === 'ms' ? 3 : 1)} ${x.unit}`,
+      `${x.limit} ${x.unit}`,
+      x.met ? 'met' : 'NOT MET',
+    ]);
+  return `${table(rows)}\n\n${table(targetRows)}\n`;
+}
+
+// --- main ------------------------------------------------------------------------------------
+
+async function main() {
+  buildIfStale(SERVE_OUTPUTS);
+  scratch = mkdtempSync(join(tmpdir(), 'breakwater-bench-'));
+  if (PROFILE) mkdirSync(join(BENCH, 'profiles'), { recursive: true });
+  try {
+    upstream = await startServer(
+      'upstream',
+      process.execPath,
+      ['--import', 'tsx', join(BENCH, 'upstream.ts')],
+      /upstream listening on (\d+)/,
+      { ipc: true },
+    );
+    configFile = join(scratch, 'breakwater.json');
+    writeFileSync(configFile, JSON.stringify(breakwaterConfig(upstream.origin), null, 2));
+    startGenerator();
+    const direct = { label: 'direct', origin: upstream.origin };
+    const reference = await startReference();
+    const breakwater = await startBreakwater();
+    const all = [direct, reference, breakwater];
+    const results = {};
+    if (wanted('latency')) results.latency = await scenarioLatency(all);
+    if (wanted('throughput')) results.throughput = await scenarioThroughput(all, false);
+    if (wanted('streamThroughput')) results.streamThroughput = await scenarioThroughput(all, true);
+    if (wanted('streaming')) results.streaming = await scenarioStreaming(all);
+    results.loadedRss = {
+      reference: await rss(reference.child.pid),
+      breakwater: await rss(breakwater.child.pid),
+    };
+    await stop(reference);
+    await stop(breakwater);
+    if (wanted('openStreams')) results.openStreams = await scenarioOpenStreams();
+    if (wanted('start')) results.start = await scenarioStart();
+    if (ONLY) {
+      const strip = (k, v) => (k === 'rounds' ? undefined : v);
+      process.stdout.write(`${JSON.stringify(results, strip, 1)}\n`);
+      return;
+    }
+
+    const t = targets(results);
+    const text = report(results, t);
+    process.stdout.write(`\n${text}`);
+    const file = join(BENCH, 'results.json');
+    writeFileSync(
+      file,
+      `${JSON.stringify(
+        {
+          at: new Date().toISOString(),
+          quick: QUICK,
+          rounds: ROUNDS,
+          machine: {
+            node: process.version,
+            platform: `${process.platform} ${process.arch}`,
+            cpus: cpus().length,
+            cpuModel: cpus()[0]?.model,
+            memoryGiB: round(totalmem() / 2 ** 30, 1),
+            freeGiB: round(freemem() / 2 ** 30, 1),
+            loadavg: loadavg().map((x) => round(x, 2)),
+          },
+          targets: t.map((x) => ({ ...x, value: round(x.value) })),
+          results,
+          table: text,
+        },
+        (_k, v) => (typeof v === 'number' ? round(v, 4) : v),
+        2,
+      )}\n`,
+    );
+    log(`done; wrote ${file}`);
+  } finally {
+    gen?.disconnect();
+    upstream?.child.disconnect();
+    await sleep(200);
+    killAll();
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  process.stderr.write(`bench failed: ${err.stack ?? err}\n`);
+  process.exitCode = 1;
+});
