@@ -69,7 +69,7 @@ export interface TestGateway {
   log: ReturnType<typeof captureLogger>;
   /** Calls the admin API with the admin token. */
   admin(path: string, init?: RequestInit): Promise<Response>;
-  /** Closes every breaker and clears every connection's cooldown, so tests start healthy. */
+  /** Closes every breaker, clears every cooldown and lockout, so tests start healthy. */
   resetResilience(): void;
   /** Stops the engine and starts a new one on the same data dir (no config unless given). */
   restart(config?: BreakwaterConfig): Promise<void>;
@@ -122,6 +122,7 @@ export async function startGateway(
     resetResilience() {
       engine.admin.resetBreakers({});
       for (const c of engine.admin.connectionStates()) engine.admin.clearConnectionState({ connection: c.id });
+      for (const l of engine.admin.listLockouts()) engine.admin.clearLockout(l);
     },
     async restart(config) {
       await engine.stop({ graceMs: 1000 });

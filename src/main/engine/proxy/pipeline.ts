@@ -472,7 +472,7 @@ async function dispatch(
       }
       return;
     } finally {
-      if (!settled) gate.release(candidate, probe);
+      if (!settled) gate.release(candidate, admission.ticket);
       clearTimeout(deadline);
       res.off('close', abortOnClose);
       deps.inFlight.set(connId, (deps.inFlight.get(connId) ?? 1) - 1);

@@ -28,7 +28,13 @@ export function degradationThreshold(profile: BreakerProfile): number {
 export type BreakerState =
   | { name: 'CLOSED'; failures: number }
   | { name: 'DEGRADED'; failures: number }
-  | { name: 'OPEN'; failures: number; openedAt: number; resetTimeoutMs: number; failedProbes: number }
+  | {
+      name: 'OPEN';
+      failures: number;
+      openedAt: number;
+      resetTimeoutMs: number;
+      failedProbes: number;
+    }
   | {
       name: 'HALF_OPEN';
       failures: number;
@@ -114,7 +120,8 @@ export class CircuitBreaker {
     this.promote(now);
     const s = this.state;
     if (s.name === 'OPEN') return Math.max(0, s.openedAt + s.resetTimeoutMs - now);
-    if (s.name === 'HALF_OPEN' && s.probeUntil !== null && s.probeUntil > now) return s.probeUntil - now;
+    if (s.name === 'HALF_OPEN' && s.probeUntil !== null && s.probeUntil > now)
+      return s.probeUntil - now;
     return 0;
   }
 
@@ -131,9 +138,11 @@ export class CircuitBreaker {
   admit(now: number, probeDeadline: number): Admission {
     this.promote(now);
     const s = this.state;
-    if (s.name === 'OPEN') return { allowed: false, retryAfterMs: s.openedAt + s.resetTimeoutMs - now };
+    if (s.name === 'OPEN')
+      return { allowed: false, retryAfterMs: s.openedAt + s.resetTimeoutMs - now };
     if (s.name === 'HALF_OPEN') {
-      if (s.probeUntil !== null && s.probeUntil > now) return { allowed: false, retryAfterMs: s.probeUntil - now };
+      if (s.probeUntil !== null && s.probeUntil > now)
+        return { allowed: false, retryAfterMs: s.probeUntil - now };
       this.state = { ...s, probeUntil: Math.max(probeDeadline, now + 1) };
       return { allowed: true, probe: true };
     }
@@ -164,9 +173,18 @@ export class CircuitBreaker {
     if (s.name === 'HALF_OPEN') {
       if (!probe) return;
       const base = this.profile.resetTimeoutMs;
-      const resetTimeoutMs = Math.min(base * MAX_RESET_MULTIPLIER, Math.max(base, s.resetTimeoutMs * 2));
+      const resetTimeoutMs = Math.min(
+        base * MAX_RESET_MULTIPLIER,
+        Math.max(base, s.resetTimeoutMs * 2),
+      );
       this.move(
-        { name: 'OPEN', failures: s.failures, openedAt: now, resetTimeoutMs, failedProbes: s.failedProbes + 1 },
+        {
+          name: 'OPEN',
+          failures: s.failures,
+          openedAt: now,
+          resetTimeoutMs,
+          failedProbes: s.failedProbes + 1,
+        },
         now,
         `probe failed: ${cause}`,
       );
@@ -176,7 +194,13 @@ export class CircuitBreaker {
     const failures = s.failures + 1;
     if (failures >= this.profile.failureThreshold) {
       this.move(
-        { name: 'OPEN', failures, openedAt: now, resetTimeoutMs: this.profile.resetTimeoutMs, failedProbes: 0 },
+        {
+          name: 'OPEN',
+          failures,
+          openedAt: now,
+          resetTimeoutMs: this.profile.resetTimeoutMs,
+          failedProbes: 0,
+        },
         now,
         `${failures} failures, last: ${cause}`,
       );
@@ -187,9 +211,22 @@ export class CircuitBreaker {
     }
   }
 
-  /** Gives the probe back without an outcome (client abort, or an answer that says nothing). */
-  releaseProbe(): void {
-    if (this.state.name === 'HALF_OPEN') this.state = { ...this.state, probeUntil: null };
+  /**
+   * The permit of the probe now out (its expiry), to hand back to `releaseProbe`: a probe whose
+   * permit already expired must not release the permit of the probe admitted after it.
+   */
+  probeTicket(): number | null {
+    return this.state.name === 'HALF_OPEN' ? this.state.probeUntil : null;
+  }
+
+  /**
+   * Gives the probe back without an outcome (client abort, or an answer that says nothing).
+   * With a ticket, only that probe's permit is released; safe to call twice.
+   */
+  releaseProbe(ticket?: number | null): void {
+    if (this.state.name !== 'HALF_OPEN') return;
+    if (ticket !== undefined && ticket !== null && this.state.probeUntil !== ticket) return;
+    this.state = { ...this.state, probeUntil: null };
   }
 
   reset(now: number, cause: string): void {

@@ -112,13 +112,17 @@ export function applyFailure(
   }
   if (f.kind === 'expired_credentials') {
     const authFailures = noted.authFailures + 1;
-    if (authFailures >= AUTH_FAILURES_TO_EXPIRE) return terminal({ ...noted, authFailures }, 'expired');
+    if (authFailures >= AUTH_FAILURES_TO_EXPIRE)
+      return terminal({ ...noted, authFailures }, 'expired');
     return cool({ ...noted, authFailures }, info, { kind: 'cooldown' }, opts, now);
   }
   return cool(noted, info, f, opts, now);
 }
 
-function terminal(h: ConnectionHealth, status: TerminalStatus): { health: ConnectionHealth; change: CooldownChange } {
+function terminal(
+  h: ConnectionHealth,
+  status: TerminalStatus,
+): { health: ConnectionHealth; change: CooldownChange } {
   return { health: { ...h, status, rateLimitedUntil: null }, change: { kind: 'terminal', status } };
 }
 
@@ -148,7 +152,10 @@ function cool(
   // The cap bounds our own backoff; what the upstream or a rule states is taken as is (an
   // announced quota reset can be hours away), within a week.
   const stated = announced ?? f.ruleCooldownMs ?? null;
-  const duration = stated !== null ? Math.min(Math.max(0, stated), MAX_STATED_MS) : backoffMs(h.backoffLevel, opts);
+  const duration =
+    stated !== null
+      ? Math.min(Math.max(0, stated), MAX_STATED_MS)
+      : backoffMs(h.backoffLevel, opts);
   const until = now + duration;
   return {
     health: {

@@ -85,8 +85,19 @@ const SIX_HOURS = 6 * 3_600_000;
 /** Built-in rules, keyed by provider id; checked in order, before the generic handling. */
 const RULES: Record<string, ErrorRule[]> = {
   agentrouter: [
-    { id: 'agentrouter-no-model-access', textMarkers: ['无权访问模型'], reason: 'auth_error', scope: 'model', cooldownMs: SIX_HOURS },
-    { id: 'agentrouter-quota', textMarkers: ['用户额度不足', '额度不足'], reason: 'quota_exhausted', scope: 'connection' },
+    {
+      id: 'agentrouter-no-model-access',
+      textMarkers: ['无权访问模型'],
+      reason: 'auth_error',
+      scope: 'model',
+      cooldownMs: SIX_HOURS,
+    },
+    {
+      id: 'agentrouter-quota',
+      textMarkers: ['用户额度不足', '额度不足'],
+      reason: 'quota_exhausted',
+      scope: 'connection',
+    },
   ],
 };
 
@@ -99,16 +110,24 @@ const SCOPE_PROVIDERS = new Set(['agentrouter']);
 const EGRESS_BUCKET_FAMILIES = ['opencode'];
 
 export function egressFamilyOf(providerId: string): string | null {
-  return EGRESS_BUCKET_FAMILIES.find((f) => providerId === f || providerId.startsWith(`${f}-`)) ?? null;
+  return (
+    EGRESS_BUCKET_FAMILIES.find((f) => providerId === f || providerId.startsWith(`${f}-`)) ?? null
+  );
 }
 
-const SUBSCRIPTION_QUOTA = /(monthly|weekly|daily) (usage )?limit|usage limit (reached|exceeded)|subscription quota|plan limit reached|quota (has been )?(reached|exhausted)/i;
-const CREDITS = /credit balance is too low|insufficient[_ ]credits|out of credits|insufficient_quota|check your plan and billing|billing (details|hard limit)|no credits? (left|remaining)/i;
-const BAN = /account (has been |is )?(suspended|banned|disabled|deactivated)|organization (has been )?(suspended|disabled)|violat(ed|ion) of (our|the) (usage|terms)/i;
+const SUBSCRIPTION_QUOTA =
+  /(monthly|weekly|daily) (usage )?limit|usage limit (reached|exceeded)|subscription quota|plan limit reached|quota (has been )?(reached|exhausted)/i;
+const CREDITS =
+  /credit balance is too low|insufficient[_ ]credits|out of credits|insufficient_quota|check your plan and billing|billing (details|hard limit)|no credits? (left|remaining)/i;
+const BAN =
+  /account (has been |is )?(suspended|banned|disabled|deactivated)|organization (has been )?(suspended|disabled)|violat(ed|ion) of (our|the) (usage|terms)/i;
 const REQUEST_REFUSED = /request not allowed|request_rejected/i;
-const EXPIRED = /expired|invalid[_ ](api[_ ])?key|incorrect api key|invalid x-api-key|authentication_error|unauthori[sz]ed/i;
-const MODEL_ACCESS = /model[_ ]not[_ ]found|does not exist|do(es)? not have access to (the )?model|not (available|supported) for (this|your) (account|plan)|无权访问模型|unknown model|invalid model/i;
-const CONTEXT_OVERFLOW = /context[_ ]length|maximum context|context window|prompt is too long|too many tokens|reduce the length/i;
+const EXPIRED =
+  /expired|invalid[_ ](api[_ ])?key|incorrect api key|invalid x-api-key|authentication_error|unauthori[sz]ed/i;
+const MODEL_ACCESS =
+  /model[_ ]not[_ ]found|does not exist|do(es)? not have access to (the )?model|not (available|supported) for (this|your) (account|plan)|无权访问模型|unknown model|invalid model/i;
+const CONTEXT_OVERFLOW =
+  /context[_ ]length|maximum context|context window|prompt is too long|too many tokens|reduce the length/i;
 
 export interface UpstreamError {
   provider: string;
@@ -163,28 +182,47 @@ function textMatches(markers: string[] | undefined, text: string): boolean {
   return markers === undefined || markers.some((m) => text.includes(m));
 }
 
-export function restate(e: UpstreamError, now: number): { status: number; retryAfterMs: number | null; ruleId: string | null } {
+export function restate(
+  e: UpstreamError,
+  now: number,
+): { status: number; retryAfterMs: number | null; ruleId: string | null } {
   for (const rule of RESTATEMENTS[e.provider] ?? []) {
     if (!rule.fromStatuses.includes(e.status)) continue;
     if (!rule.textMarkers.some((m) => e.bodyText.includes(m))) continue;
     if (rule.excludeMarkers?.some((m) => e.bodyText.includes(m))) continue;
     const announced = announcedRetryMs(e.headers, e.bodyText, now);
-    return { status: rule.toStatus, retryAfterMs: announced ?? rule.defaultRetryAfterMs ?? null, ruleId: rule.id };
+    return {
+      status: rule.toStatus,
+      retryAfterMs: announced ?? rule.defaultRetryAfterMs ?? null,
+      ruleId: rule.id,
+    };
   }
   return { status: e.status, retryAfterMs: null, ruleId: null };
 }
 
-function findRule(e: UpstreamError, status: number, operatorRules: readonly OperatorRule[]): { rule: ErrorRule; honourScope: boolean } | null {
+function findRule(
+  e: UpstreamError,
+  status: number,
+  operatorRules: readonly OperatorRule[],
+): { rule: ErrorRule; honourScope: boolean } | null {
   for (const rule of operatorRules) {
     if (rule.provider !== e.provider) continue;
-    if (statusMatches(rule, status) && headersMatch(rule, e.headers) && textMatches(rule.textMarkers, e.bodyText)) {
+    if (
+      statusMatches(rule, status) &&
+      headersMatch(rule, e.headers) &&
+      textMatches(rule.textMarkers, e.bodyText)
+    ) {
       return { rule, honourScope: true };
     }
   }
   const textAllowed = TEXT_MATCH_PROVIDERS.has(e.provider);
   for (const rule of RULES[e.provider] ?? []) {
     if (rule.textMarkers && !textAllowed) continue;
-    if (statusMatches(rule, status) && headersMatch(rule, e.headers) && textMatches(rule.textMarkers, e.bodyText)) {
+    if (
+      statusMatches(rule, status) &&
+      headersMatch(rule, e.headers) &&
+      textMatches(rule.textMarkers, e.bodyText)
+    ) {
       return { rule, honourScope: SCOPE_PROVIDERS.has(e.provider) };
     }
   }
@@ -201,12 +239,18 @@ const BASE: Omit<Classification, 'status' | 'clientRetryAfterMs' | 'restatedBy' 
   egressBucket: false,
 };
 
-function fromRule(rule: ErrorRule, honourScope: boolean, status: number, announced: number | null): Partial<Classification> {
+function fromRule(
+  rule: ErrorRule,
+  honourScope: boolean,
+  status: number,
+  announced: number | null,
+): Partial<Classification> {
   const cooldownMs = rule.cooldownMs;
   if (rule.reason === 'credits_exhausted') {
     return { connection: { kind: 'terminal', status: 'credits_exhausted' }, failover: true };
   }
-  if (rule.reason === 'banned') return { connection: { kind: 'terminal', status: 'banned' }, failover: true };
+  if (rule.reason === 'banned')
+    return { connection: { kind: 'terminal', status: 'banned' }, failover: true };
   const scope: RuleScope | null = honourScope ? rule.scope : null;
   if (scope === 'connection') {
     // Never terminal from a rule: a connection-wide quota is a temporary cooldown.
@@ -219,20 +263,40 @@ function fromRule(rule: ErrorRule, honourScope: boolean, status: number, announc
     };
   }
   if (scope === 'model') {
-    return { lockout: { scope: 'model', ...(cooldownMs !== undefined ? { cooldownMs } : {}) }, failover: true };
+    return {
+      lockout: { scope: 'model', ...(cooldownMs !== undefined ? { cooldownMs } : {}) },
+      failover: true,
+    };
   }
   if (scope === 'provider') return { breakerFailure: true, failover: true };
   // Scope not honoured: the rule names the reason; the status decides the rest.
   return generic(status, '', announced, rule.reason);
 }
 
-function generic(status: number, text: string, announced: number | null, forcedReason?: ErrorReason): Partial<Classification> & { reason: ErrorReason } {
+function generic(
+  status: number,
+  text: string,
+  announced: number | null,
+  forcedReason?: ErrorReason,
+): Partial<Classification> & { reason: ErrorReason } {
   if (status === 408 || status === 500 || status === 502 || status === 503 || status === 504) {
-    return { reason: forcedReason ?? 'server_error', breakerFailure: true, lockout: {}, failover: true };
+    return {
+      reason: forcedReason ?? 'server_error',
+      breakerFailure: true,
+      lockout: {},
+      failover: true,
+    };
   }
   if (status >= 500) return { reason: forcedReason ?? 'server_error', failover: true };
-  if (CREDITS.test(text) && (status === 400 || status === 402 || status === 403 || status === 429)) {
-    return { reason: 'credits_exhausted', connection: { kind: 'terminal', status: 'credits_exhausted' }, failover: true };
+  if (
+    CREDITS.test(text) &&
+    (status === 400 || status === 402 || status === 403 || status === 429)
+  ) {
+    return {
+      reason: 'credits_exhausted',
+      connection: { kind: 'terminal', status: 'credits_exhausted' },
+      failover: true,
+    };
   }
   if (status === 429) {
     if (SUBSCRIPTION_QUOTA.test(text) || forcedReason === 'quota_exhausted') {
@@ -240,7 +304,7 @@ function generic(status: number, text: string, announced: number | null, forcedR
         reason: 'quota_exhausted',
         connection: { kind: 'cooldown', announcedMs: announced, ruleCooldownMs: 3_600_000 },
         lockout: {},
-                failover: true,
+        failover: true,
         egressBucket: true,
       };
     }
@@ -248,7 +312,7 @@ function generic(status: number, text: string, announced: number | null, forcedR
       reason: forcedReason ?? 'rate_limit_exceeded',
       connection: { kind: 'cooldown', announcedMs: announced },
       lockout: {},
-            failover: true,
+      failover: true,
       egressBucket: true,
     };
   }
@@ -256,8 +320,14 @@ function generic(status: number, text: string, announced: number | null, forcedR
     return { reason: 'auth_error', connection: { kind: 'expired_credentials' }, failover: true };
   }
   if (status === 403) {
-    if (BAN.test(text)) return { reason: 'banned', connection: { kind: 'terminal', status: 'banned' }, failover: true };
-    if (REQUEST_REFUSED.test(text)) return { reason: 'request_rejected', connection: { kind: 'refusal' }, failover: true };
+    if (BAN.test(text))
+      return {
+        reason: 'banned',
+        connection: { kind: 'terminal', status: 'banned' },
+        failover: true,
+      };
+    if (REQUEST_REFUSED.test(text))
+      return { reason: 'request_rejected', connection: { kind: 'refusal' }, failover: true };
     if (EXPIRED.test(text) && /expired/i.test(text)) {
       return { reason: 'auth_error', connection: { kind: 'expired_credentials' }, failover: true };
     }
@@ -265,7 +335,7 @@ function generic(status: number, text: string, announced: number | null, forcedR
       reason: forcedReason ?? 'auth_error',
       connection: { kind: 'cooldown', announcedMs: announced },
       lockout: {},
-            failover: true,
+      failover: true,
     };
   }
   if (status === 402) {
@@ -273,20 +343,25 @@ function generic(status: number, text: string, announced: number | null, forcedR
       reason: forcedReason ?? 'quota_exhausted',
       connection: { kind: 'cooldown', announcedMs: announced },
       lockout: {},
-            failover: true,
+      failover: true,
     };
   }
   if (status === 404) return { reason: 'model_not_found', lockout: {}, failover: true };
   if (status === 400 || status === 422) {
     if (CONTEXT_OVERFLOW.test(text)) return { reason: 'context_overflow' };
-    if (MODEL_ACCESS.test(text)) return { reason: 'model_access', lockout: { scope: 'model' }, failover: true };
+    if (MODEL_ACCESS.test(text))
+      return { reason: 'model_access', lockout: { scope: 'model' }, failover: true };
     // A plain bad request never penalises anyone.
     return { reason: 'bad_request' };
   }
   return { reason: forcedReason ?? 'bad_request' };
 }
 
-export function classify(e: UpstreamError, operatorRules: readonly OperatorRule[], now: number): Classification {
+export function classify(
+  e: UpstreamError,
+  operatorRules: readonly OperatorRule[],
+  now: number,
+): Classification {
   const restated = restate(e, now);
   const announced = announcedRetryMs(e.headers, e.bodyText, now);
   const found = findRule(e, restated.status, operatorRules);
@@ -305,5 +380,12 @@ export function classify(e: UpstreamError, operatorRules: readonly OperatorRule[
 
 /** The network-failure classification (refused, reset, DNS, timeouts): a provider failure. */
 export function networkFailure(): Omit<Classification, 'status'> {
-  return { ...BASE, clientRetryAfterMs: null, restatedBy: null, reason: 'server_error', breakerFailure: true, failover: true };
+  return {
+    ...BASE,
+    clientRetryAfterMs: null,
+    restatedBy: null,
+    reason: 'server_error',
+    breakerFailure: true,
+    failover: true,
+  };
 }

@@ -23,7 +23,12 @@ import {
   isTerminal,
 } from './connection-cooldown';
 import { type Classification, egressFamilyOf } from './error-rules';
-import { type LockoutEntry, type LockoutSettings, lockoutView, ModelLockouts } from './model-lockout';
+import {
+  type LockoutEntry,
+  type LockoutSettings,
+  lockoutView,
+  ModelLockouts,
+} from './model-lockout';
 import { ProviderCooldown, type ProviderCooldownProfile } from './provider-cooldown';
 
 /** Why routing skipped a candidate (RESILIENCE.md §8). `retryAfterMs` null: needs an operator. */
@@ -66,7 +71,11 @@ export class ResilienceManager {
   private readonly health: Map<string, ConnectionHealth>;
   private readonly lockouts: ModelLockouts;
   private readonly restoredBreakers: Map<string, BreakerSnapshot>;
-  private readonly dirty: ResilienceChanges = { breakers: new Map(), health: new Map(), lockouts: new Map() };
+  private readonly dirty: ResilienceChanges = {
+    breakers: new Map(),
+    health: new Map(),
+    lockouts: new Map(),
+  };
   private readonly egressCache = new Map<string, { ip: string | null; at: number }>();
   private timer: NodeJS.Timeout | null = null;
 
@@ -129,7 +138,14 @@ export class ResilienceManager {
         profile,
         (t) => {
           this.markBreaker(provider.id);
-          this.deps.emit({ type: 'breaker.transition', at: t.at, provider: provider.id, from: t.from, to: t.to, cause: t.cause });
+          this.deps.emit({
+            type: 'breaker.transition',
+            at: t.at,
+            provider: provider.id,
+            from: t.from,
+            to: t.to,
+            cause: t.cause,
+          });
           const level = t.to === 'OPEN' ? 'warn' : 'info';
           this.deps.log[level](`breaker ${provider.id}: ${t.from} → ${t.to} (${t.cause})`);
         },
@@ -212,12 +228,20 @@ export class ResilienceManager {
     if (this.deps.settings.boolean('providerCooldown.enabled')) {
       const pc = this.providerCooldowns.get(provider.id);
       if (pc?.cooling(now)) {
-        return { reason: 'provider_cooldown', retryAfterMs: pc.retryAfterMs(now), detail: `${provider.id} is cooling down` };
+        return {
+          reason: 'provider_cooldown',
+          retryAfterMs: pc.retryAfterMs(now),
+          detail: `${provider.id} is cooling down`,
+        };
       }
     }
     const h = this.healthOf(c.connection, now);
     if (isTerminal(h.status)) {
-      return { reason: 'unavailable', retryAfterMs: null, detail: `connection ${c.connection.id} is ${h.status}` };
+      return {
+        reason: 'unavailable',
+        retryAfterMs: null,
+        detail: `connection ${c.connection.id} is ${h.status}`,
+      };
     }
     if (h.status === 'unavailable' && h.rateLimitedUntil !== null) {
       return {
@@ -226,7 +250,13 @@ export class ResilienceManager {
         detail: `connection ${c.connection.id} is cooling down (${h.lastErrorType ?? 'error'})`,
       };
     }
-    const lock = this.lockouts.check(provider.id, c.connection.id, c.target.model, this.families(provider), now);
+    const lock = this.lockouts.check(
+      provider.id,
+      c.connection.id,
+      c.target.model,
+      this.families(provider),
+      now,
+    );
     if (lock) {
       return {
         reason: 'model_lockout',
@@ -238,18 +268,28 @@ export class ResilienceManager {
   }
 
   /** Admits a dispatch through the provider's breaker (takes the HALF_OPEN probe if due). */
-  admit(c: Candidate, now: number, deadline: number): { ok: true; probe: boolean } | { ok: false; exclusion: Exclusion } {
-    const a = this.breaker(c.target.provider).admit(now, deadline);
-    if (a.allowed) return { ok: true, probe: a.probe };
+  admit(
+    c: Candidate,
+    now: number,
+    deadline: number,
+  ): { ok: true; probe: boolean; ticket: number | null } | { ok: false; exclusion: Exclusion } {
+    const breaker = this.breaker(c.target.provider);
+    const a = breaker.admit(now, deadline);
+    if (a.allowed)
+      return { ok: true, probe: a.probe, ticket: a.probe ? breaker.probeTicket() : null };
     return {
       ok: false,
-      exclusion: { reason: 'circuit_open', retryAfterMs: a.retryAfterMs, detail: `circuit of ${c.target.provider.id} is not admitting` },
+      exclusion: {
+        reason: 'circuit_open',
+        retryAfterMs: a.retryAfterMs,
+        detail: `circuit of ${c.target.provider.id} is not admitting`,
+      },
     };
   }
 
   /** Gives an unused probe back (client abort, or an outcome that says nothing about the provider). */
-  release(c: Candidate, probe: boolean): void {
-    if (probe) this.breaker(c.target.provider).releaseProbe();
+  release(c: Candidate, ticket: number | null): void {
+    if (ticket !== null) this.breaker(c.target.provider).releaseProbe(ticket);
   }
 
   // ---------------------------------------------------------------- outcomes
@@ -264,13 +304,30 @@ export class ResilienceManager {
       if (after !== before) {
         this.setHealth(c.connection.id, after);
         if (before.status !== 'active') {
-          this.emitConnection('connection.recovered', c.connection, 'active', null, 'request succeeded', now);
+          this.emitConnection(
+            'connection.recovered',
+            c.connection,
+            'active',
+            null,
+            'request succeeded',
+            now,
+          );
         }
       }
     }
-    for (const e of this.lockouts.recordSuccess(provider.id, c.connection.id, c.target.model, this.families(provider))) {
+    for (const e of this.lockouts.recordSuccess(
+      provider.id,
+      c.connection.id,
+      c.target.model,
+      this.families(provider),
+    )) {
       this.dirty.lockouts.set(e.key, null);
-      this.deps.emit({ type: 'lockout.cleared', at: now, lockout: lockoutView(e), cause: 'decayed to zero by successes' });
+      this.deps.emit({
+        type: 'lockout.cleared',
+        at: now,
+        lockout: lockoutView(e),
+        cause: 'decayed to zero by successes',
+      });
     }
     this.markLockoutsDirty(provider.id, c.connection.id);
   }
@@ -280,11 +337,22 @@ export class ResilienceManager {
     this.providerFailure(c.target.provider, probe, now, `network: ${message}`);
   }
 
-  private providerFailure(provider: CatalogProvider, probe: boolean, now: number, cause: string): void {
+  private providerFailure(
+    provider: CatalogProvider,
+    probe: boolean,
+    now: number,
+    cause: string,
+  ): void {
     this.breaker(provider).recordFailure(now, probe, cause);
     if (this.deps.settings.boolean('providerCooldown.enabled')) {
-      const until = this.providerCooldown(provider.id).recordFailure(now, this.providerCooldownProfile(provider.authClass));
-      if (until !== null) this.deps.log.warn(`provider ${provider.id} cooling down until ${new Date(until).toISOString()} (${cause})`);
+      const until = this.providerCooldown(provider.id).recordFailure(
+        now,
+        this.providerCooldownProfile(provider.authClass),
+      );
+      if (until !== null)
+        this.deps.log.warn(
+          `provider ${provider.id} cooling down until ${new Date(until).toISOString()} (${cause})`,
+        );
     }
   }
 
@@ -308,7 +376,8 @@ export class ResilienceManager {
     const disableCooling = c.connection.options?.disableCooling === true;
     const lockApplies =
       cls.lockout !== null &&
-      (cls.lockout.scope !== undefined || cls.lockout.cooldownMs !== undefined ||
+      (cls.lockout.scope !== undefined ||
+        cls.lockout.cooldownMs !== undefined ||
         (lockSettings.enabled && lockSettings.errorCodes.includes(cls.status)));
     let lock = false;
     let cool: ConnectionFailure | null = cls.connection;
@@ -334,7 +403,11 @@ export class ResilienceManager {
           model: c.target.model,
           status: cls.status,
           reason: cls.reason,
-          ...(cls.lockout.scope ? { scope: cls.lockout.scope } : forced ? { scope: 'model' as const } : {}),
+          ...(cls.lockout.scope
+            ? { scope: cls.lockout.scope }
+            : forced
+              ? { scope: 'model' as const }
+              : {}),
           ...(cls.lockout.cooldownMs !== undefined ? { cooldownMs: cls.lockout.cooldownMs } : {}),
           families: this.families(provider),
         },
@@ -349,7 +422,16 @@ export class ResilienceManager {
     }
 
     if (cool) {
-      this.applyConnectionFailure(c.connection, provider, cool, cls.reason, info.requestStartedAt, cause, info.status, now);
+      this.applyConnectionFailure(
+        c.connection,
+        provider,
+        cool,
+        cls.reason,
+        info.requestStartedAt,
+        cause,
+        info.status,
+        now,
+      );
     }
     if (cls.egressBucket && egressFamilyOf(provider.id)) {
       this.coolEgressSiblings(c, provider, cls, info, cause, now);
@@ -376,10 +458,14 @@ export class ResilienceManager {
     this.setHealth(conn.id, health);
     if (change.kind === 'cooldown') {
       this.emitConnection('connection.cooldown', conn, 'unavailable', change.until, cause, now);
-      this.deps.log.warn(`connection ${conn.id} cooling for ${Math.ceil((change.until - now) / 1000)} s: ${cause}`);
+      this.deps.log.warn(
+        `connection ${conn.id} cooling for ${Math.ceil((change.until - now) / 1000)} s: ${cause}`,
+      );
     } else if (change.kind === 'terminal') {
       this.emitConnection('connection.terminal', conn, change.status, null, cause, now);
-      this.deps.log.error(`connection ${conn.id} is now ${change.status}: ${cause}; an operator must reset it`);
+      this.deps.log.error(
+        `connection ${conn.id} is now ${change.status}: ${cause}; an operator must reset it`,
+      );
     }
   }
 
@@ -405,8 +491,18 @@ export class ResilienceManager {
       for (const sibling of p.connections) {
         if (sibling.id === c.connection.id || sibling.options?.disableCooling) continue;
         if (this.egressOf(sibling.id, now) !== ip) continue;
-        const failure: ConnectionFailure = cls.connection?.kind === 'cooldown' ? cls.connection : { kind: 'cooldown' };
-        this.applyConnectionFailure(sibling, p, failure, cls.reason, info.requestStartedAt, `${cause} (same egress IP as ${c.connection.id})`, info.status, now);
+        const failure: ConnectionFailure =
+          cls.connection?.kind === 'cooldown' ? cls.connection : { kind: 'cooldown' };
+        this.applyConnectionFailure(
+          sibling,
+          p,
+          failure,
+          cls.reason,
+          info.requestStartedAt,
+          `${cause} (same egress IP as ${c.connection.id})`,
+          info.status,
+          now,
+        );
       }
     }
   }
@@ -432,7 +528,15 @@ export class ResilienceManager {
     cause: string,
     now: number,
   ): void {
-    this.deps.emit({ type, at: now, provider: conn.provider, connection: conn.id, status, until, cause });
+    this.deps.emit({
+      type,
+      at: now,
+      provider: conn.provider,
+      connection: conn.id,
+      status,
+      until,
+      cause,
+    });
   }
 
   private markLockoutsDirty(provider: string, connection: string): void {
@@ -465,7 +569,14 @@ export class ResilienceManager {
     const before = this.health.get(connection.id);
     this.setHealth(connection.id, cleared());
     if (before && !isHealthy(before)) {
-      this.emitConnection('connection.recovered', connection, 'active', null, 'cleared by operator', now);
+      this.emitConnection(
+        'connection.recovered',
+        connection,
+        'active',
+        null,
+        'cleared by operator',
+        now,
+      );
     }
   }
 
@@ -473,7 +584,12 @@ export class ResilienceManager {
     const removed = this.lockouts.clear(provider, connection, model);
     for (const e of removed) {
       this.dirty.lockouts.set(e.key, null);
-      this.deps.emit({ type: 'lockout.cleared', at: now, lockout: lockoutView(e), cause: 're-enabled by operator' });
+      this.deps.emit({
+        type: 'lockout.cleared',
+        at: now,
+        lockout: lockoutView(e),
+        cause: 're-enabled by operator',
+      });
     }
     this.scheduleFlush();
     return removed.map(lockoutView);
@@ -521,7 +637,11 @@ export class ResilienceManager {
   flush(): void {
     const d = this.dirty;
     if (d.breakers.size + d.health.size + d.lockouts.size === 0) return;
-    const batch: ResilienceChanges = { breakers: new Map(d.breakers), health: new Map(d.health), lockouts: new Map(d.lockouts) };
+    const batch: ResilienceChanges = {
+      breakers: new Map(d.breakers),
+      health: new Map(d.health),
+      lockouts: new Map(d.lockouts),
+    };
     d.breakers.clear();
     d.health.clear();
     d.lockouts.clear();

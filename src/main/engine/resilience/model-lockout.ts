@@ -40,22 +40,36 @@ export function scopeForStatus(status: number): LockoutScope {
   return 'exact';
 }
 
-export function lockoutKey(provider: string, connection: string, scope: LockoutScope, subject: string): string {
+export function lockoutKey(
+  provider: string,
+  connection: string,
+  scope: LockoutScope,
+  subject: string,
+): string {
+  // RESILIENCE.md §3: family `provider:connection:family`, model `provider:connection:model`
+  // (one key when a model is its own family), exact `provider:connection:exact:model`.
   if (scope === 'exact') return `${provider}:${connection}:exact:${subject}`;
-  if (scope === 'family') return `${provider}:${connection}:family:${subject}`;
   return `${provider}:${connection}:${subject}`;
 }
 
 export function lockoutDuration(failureCount: number, s: LockoutSettings): number {
   if (!s.useExponentialBackoff) return s.baseCooldownMs;
-  return Math.min(s.maxCooldownMs, s.baseCooldownMs * 2 ** Math.min(failureCount - 1, s.maxBackoffSteps));
+  return Math.min(
+    s.maxCooldownMs,
+    s.baseCooldownMs * 2 ** Math.min(failureCount - 1, s.maxBackoffSteps),
+  );
 }
 
 /** The model's quota family: the first declared family with a matching pattern (`*` wildcard). */
 export function familyOf(model: string, families: Record<string, string[]>): string {
   for (const [family, patterns] of Object.entries(families)) {
     for (const p of patterns) {
-      const re = new RegExp(`^${p.split('*').map((x) => x.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+      const re = new RegExp(
+        `^${p
+          .split('*')
+          .map((x) => x.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+          .join('.*')}$`,
+      );
       if (re.test(model)) return family;
     }
   }
@@ -86,11 +100,19 @@ export class ModelLockouts {
     for (const e of restored) this.entries.set(e.key, { ...e });
   }
 
-  private keysFor(provider: string, connection: string, model: string, families: Record<string, string[]>): string[] {
+  private keysFor(
+    provider: string,
+    connection: string,
+    model: string,
+    families: Record<string, string[]>,
+  ): string[] {
+    // A model that is its own family has one key for both scopes: decay it once.
     return [
-      lockoutKey(provider, connection, 'family', familyOf(model, families)),
-      lockoutKey(provider, connection, 'model', model),
-      lockoutKey(provider, connection, 'exact', model),
+      ...new Set([
+        lockoutKey(provider, connection, 'family', familyOf(model, families)),
+        lockoutKey(provider, connection, 'model', model),
+        lockoutKey(provider, connection, 'exact', model),
+      ]),
     ];
   }
 
@@ -121,9 +143,12 @@ export class ModelLockouts {
     const scope = f.scope ?? scopeForStatus(f.status);
     const subject = scope === 'family' ? familyOf(f.model, f.families) : f.model;
     const key = lockoutKey(f.provider, f.connection, scope, subject);
-    const failureCount = (this.entries.get(key)?.failureCount ?? 0) + 1;
+    const previous = this.entries.get(key);
+    const failureCount = (previous?.failureCount ?? 0) + 1;
     const duration =
-      f.cooldownMs !== undefined ? Math.min(f.cooldownMs, settings.maxCooldownMs) : lockoutDuration(failureCount, settings);
+      f.cooldownMs !== undefined
+        ? Math.min(f.cooldownMs, settings.maxCooldownMs)
+        : lockoutDuration(failureCount, settings);
     const entry: LockoutEntry = {
       key,
       provider: f.provider,
@@ -133,14 +158,20 @@ export class ModelLockouts {
       scope,
       reason: f.reason,
       failureCount,
-      expiresAt: now + duration,
+      // A failure during a lockout extends it, never shortens it.
+      expiresAt: Math.max(now + duration, previous?.expiresAt ?? 0),
     };
     this.entries.set(key, entry);
     return entry;
   }
 
   /** Halves the failure counts covering this triple; entries reaching 0 are removed. */
-  recordSuccess(provider: string, connection: string, model: string, families: Record<string, string[]>): LockoutEntry[] {
+  recordSuccess(
+    provider: string,
+    connection: string,
+    model: string,
+    families: Record<string, string[]>,
+  ): LockoutEntry[] {
     const removed: LockoutEntry[] = [];
     for (const key of this.keysFor(provider, connection, model, families)) {
       const e = this.entries.get(key);
@@ -160,7 +191,11 @@ export class ModelLockouts {
   clear(provider: string, connection: string, model: string): LockoutEntry[] {
     const removed: LockoutEntry[] = [];
     for (const [key, e] of this.entries) {
-      if (e.provider === provider && e.connection === connection && (e.model === model || e.subject === model)) {
+      if (
+        e.provider === provider &&
+        e.connection === connection &&
+        (e.model === model || e.subject === model)
+      ) {
         this.entries.delete(key);
         removed.push(e);
       }

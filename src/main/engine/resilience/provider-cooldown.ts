@@ -6,8 +6,16 @@ export interface ProviderCooldownProfile {
 }
 
 export const DEFAULT_PROVIDER_COOLDOWN: Record<'oauth' | 'api_key', ProviderCooldownProfile> = {
-  oauth: { providerFailureThreshold: 10, providerFailureWindowMs: 15 * 60_000, providerCooldownMs: 5 * 60_000 },
-  api_key: { providerFailureThreshold: 15, providerFailureWindowMs: 30 * 60_000, providerCooldownMs: 10 * 60_000 },
+  oauth: {
+    providerFailureThreshold: 10,
+    providerFailureWindowMs: 15 * 60_000,
+    providerCooldownMs: 5 * 60_000,
+  },
+  api_key: {
+    providerFailureThreshold: 15,
+    providerFailureWindowMs: 30 * 60_000,
+    providerCooldownMs: 10 * 60_000,
+  },
 };
 
 /**

@@ -37,7 +37,8 @@ export function parseCompactDuration(text: string): number | null {
   const s = text.trim();
   if (!/^(\d+(\.\d+)?(ms|s|m|h|d))+$/.test(s)) return null;
   let total = 0;
-  for (const m of s.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h|d)/g)) total += Number(m[1]) * UNIT_MS[m[2]!]!;
+  for (const m of s.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h|d)/g))
+    total += Number(m[1]) * UNIT_MS[m[2]!]!;
   return Math.round(total);
 }
 
@@ -78,7 +79,8 @@ export function parseResetHeaders(headers: Headers, now: number): number | null 
   for (const [name, raw] of Object.entries(headers)) {
     if (raw === undefined) continue;
     const isReset =
-      /^x-ratelimit-reset(-|$)/.test(name) || (/^anthropic-ratelimit-.+-reset$/.test(name) && !name.includes('unified'));
+      /^x-ratelimit-reset(-|$)/.test(name) ||
+      (/^anthropic-ratelimit-.+-reset$/.test(name) && !name.includes('unified'));
     if (!isReset) continue;
     const ms = parseResetValue(Array.isArray(raw) ? raw[0]! : raw, now);
     if (ms !== null) resets.push({ name, ms });
@@ -99,9 +101,11 @@ export function parseResetText(text: string, now: number): number | null {
       text,
     );
   if (rel) return Math.round(Number(rel[1]) * UNIT_MS[rel[2]!.toLowerCase()]!);
-  const compact = /(?:try again|retry|wait)\s+(?:in|after)\s+((?:\d+(?:\.\d+)?(?:ms|s|m|h))+)/i.exec(text);
+  const compact =
+    /(?:try again|retry|wait)\s+(?:in|after)\s+((?:\d+(?:\.\d+)?(?:ms|s|m|h))+)/i.exec(text);
   if (compact) return parseCompactDuration(compact[1]!);
-  const abs = /reset[s]?\s+(?:at|on)\s+([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+(?:Z|[+-][0-9:]+)?)/i.exec(text);
+  const abs =
+    /reset[s]?\s+(?:at|on)\s+([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+(?:Z|[+-][0-9:]+)?)/i.exec(text);
   if (abs) return parseTimestamp(abs[1]!, now);
   return null;
 }

@@ -50,10 +50,22 @@ function breakerState(row: BreakerRow): BreakerState {
   const resetTimeoutMs = row.reset_timeout_ms ?? 0;
   switch (row.state) {
     case 'OPEN':
-      return { name: 'OPEN', failures, openedAt: row.opened_at ?? 0, resetTimeoutMs, failedProbes: row.failed_probes };
+      return {
+        name: 'OPEN',
+        failures,
+        openedAt: row.opened_at ?? 0,
+        resetTimeoutMs,
+        failedProbes: row.failed_probes,
+      };
     case 'HALF_OPEN':
       // A probe in flight did not survive the restart; the next request may probe.
-      return { name: 'HALF_OPEN', failures, resetTimeoutMs, failedProbes: row.failed_probes, probeUntil: null };
+      return {
+        name: 'HALF_OPEN',
+        failures,
+        resetTimeoutMs,
+        failedProbes: row.failed_probes,
+        probeUntil: null,
+      };
     case 'DEGRADED':
       return { name: 'DEGRADED', failures };
     default:
@@ -80,7 +92,9 @@ export function createResilienceRepo(db: Db): ResilienceRepo {
      SELECT @connection, @health, @now WHERE EXISTS (SELECT 1 FROM connections WHERE id = @connection)
      ON CONFLICT(connection_id) DO UPDATE SET health = excluded.health, updated_at = excluded.updated_at`,
   );
-  const deleteHealth = db.prepare<[string]>('DELETE FROM connection_health WHERE connection_id = ?');
+  const deleteHealth = db.prepare<[string]>(
+    'DELETE FROM connection_health WHERE connection_id = ?',
+  );
   const upsertLockout = db.prepare(
     `INSERT INTO model_lockouts (key, provider, connection_id, model, subject, scope, reason, failure_count, expires_at)
      SELECT @key, @provider, @connection, @model, @subject, @scope, @reason, @failureCount, @expiresAt
@@ -117,10 +131,12 @@ export function createResilienceRepo(db: Db): ResilienceRepo {
   return {
     loadBreakers() {
       return new Map(
-        breakersStmt.all().map((row) => [
-          row.provider,
-          { state: breakerState(row), history: parseJson<BreakerTransition[]>(row.history, []) },
-        ]),
+        breakersStmt
+          .all()
+          .map((row) => [
+            row.provider,
+            { state: breakerState(row), history: parseJson<BreakerTransition[]>(row.history, []) },
+          ]),
       );
     },
     loadHealth() {
