@@ -84,6 +84,9 @@ async function main(args) {
   const found = findElectron();
   if (!found.binary) {
     say(`Electron cannot start here (${found.reason}); running the headless server instead.`);
+    say(
+      'The dashboard opens in a browser instead of a window: see the "Dashboard:" line below once it listens.',
+    );
     return serve(args);
   }
   try {

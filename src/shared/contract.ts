@@ -293,7 +293,38 @@ export type EngineEventType = EngineEvent['type'];
 // Bridge: what the renderer may call, over IPC (desktop) or HTTP (browser)
 // ---------------------------------------------------------------------------
 
-export type BridgeResult<T> = { ok: true; data: T } | { ok: false; error: string };
+export type BridgeResult<T> =
+  | { ok: true; data: T }
+  | {
+      ok: false;
+      error: string;
+      /** The input to blame (a setting key, `provider.baseUrl`, …) when the API names one. */
+      field?: string;
+      /** Machine-readable code from the admin API (`invalid_field`, `not_found`, …). */
+      code?: string;
+    };
+
+/** Filters of the request log (all optional; combined with AND). */
+export interface LogQuery {
+  provider?: string;
+  connection?: string;
+  status?: number;
+  errorsOnly?: boolean;
+  /** Only rows older than this id (paging). */
+  beforeId?: number;
+}
+
+/** Which model to re-enable: one lockout entry (`DELETE /api/resilience/model-cooldowns`). */
+export interface LockoutKey {
+  provider: string;
+  connection: string;
+  model: string;
+}
+
+/** Whether the proxy forwards requests (`POST /api/gateway/pause` / `resume`). */
+export interface GatewayRunState {
+  paused: boolean;
+}
 
 export interface ProviderInput extends Omit<ProviderConfig, 'connections'> {
   connections?: ConnectionConfig[];
@@ -303,7 +334,8 @@ export interface BridgeApi {
   getSnapshot(): Promise<BridgeResult<Snapshot>>;
   /** Returns its own unsubscribe. */
   onEvents(listener: (events: EngineEvent[]) => void): () => void;
-  getLogs(limit: number): Promise<BridgeResult<RequestLogEntry[]>>;
+  /** Request log rows, newest first; `query` filters them. */
+  getLogs(limit: number, query?: LogQuery): Promise<BridgeResult<RequestLogEntry[]>>;
   listProviders(): Promise<BridgeResult<ProviderView[]>>;
   saveProvider(input: ProviderInput): Promise<BridgeResult<ProviderView>>;
   deleteProvider(id: string): Promise<BridgeResult<null>>;
@@ -315,3 +347,14 @@ export interface BridgeApi {
   getSettings(): Promise<BridgeResult<SettingView[]>>;
   updateSettings(values: Record<string, unknown>): Promise<BridgeResult<SettingView[]>>;
 }
+  /** Resets one provider's circuit breaker, or every breaker when `provider` is omitted. */
+  resetBreaker(provider?: string): Promise<BridgeResult<unknown>>;
+  /** Clears a connection's cooldown or terminal state (banned, expired, credits exhausted). */
+  clearConnectionState(connection: string): Promise<BridgeResult<unknown>>;
+  /** Re-enables a model locked out on one connection. */
+  reenableModel(key: LockoutKey): Promise<BridgeResult<unknown>>;
+  /** Ends the active exclusive lease on a connection (operator release). */
+  releaseLease(connection: string): Promise<BridgeResult<unknown>>;
+  /** Stops forwarding proxy requests (clients get 503) until `resume`. */
+  pause(): Promise<BridgeResult<GatewayRunState>>;
+  resume(): Promise<BridgeResult<GatewayRunState>>;

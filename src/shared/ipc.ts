@@ -1,6 +1,7 @@
 // The IPC channel map between the Electron main process and the preload bridge.
 // Plain constants and types only: the preload, the renderer and the main process all import it.
 
+import type { AdminActions } from './admin-client';
 import type { BridgeApi, BridgeResult, EngineEvent, Snapshot } from './contract';
 
 /** Every channel name, spelled once. */
@@ -11,7 +12,42 @@ export const IpcChannel = {
   getStartupError: 'breakwater:get-startup-error',
   /** push: engine events, batched (one message per EVENT_BATCH_MS at most). */
   events: 'breakwater:events',
+  /** push: show a page of the dashboard (e.g. after a notification click). */
+  navigate: 'breakwater:navigate',
 } as const;
+
+/**
+ * The admin actions of BridgeApi that travel over IPC, one channel each (`breakwater:action:<name>`).
+ * Arguments and result of each are exactly BridgeApi's.
+ */
+export const ACTION_METHODS = [
+  'getLogs',
+  'listProviders',
+  'saveProvider',
+  'deleteProvider',
+  'saveConnection',
+  'deleteConnection',
+  'listCombos',
+  'saveCombo',
+  'deleteCombo',
+  'getSettings',
+  'updateSettings',
+  'resetBreaker',
+  'clearConnectionState',
+  'reenableModel',
+  'releaseLease',
+  'pause',
+  'resume',
+] as const satisfies readonly Exclude<keyof AdminActions, 'getSnapshot'>[];
+
+export type ActionMethod = (typeof ACTION_METHODS)[number];
+
+export function actionChannel(method: ActionMethod): `breakwater:action:${ActionMethod}` {
+  return `breakwater:action:${method}`;
+}
+
+export type ActionArgs<M extends ActionMethod> = Parameters<BridgeApi[M]>;
+export type ActionResult<M extends ActionMethod> = Awaited<ReturnType<BridgeApi[M]>>;
 
 export type IpcChannelName = (typeof IpcChannel)[keyof typeof IpcChannel];
 
@@ -34,9 +70,12 @@ export interface IpcInvokeMap {
 /** Main → renderer (`webContents.send` / `ipcRenderer.on`): the payload of each channel. */
 export interface IpcPushMap {
   [IpcChannel.events]: EngineEvent[];
+  [IpcChannel.navigate]: string;
 }
 
-/** What the preload exposes as `window.breakwater` (a subset of BridgeApi for now). */
-export type DesktopBridge = Pick<BridgeApi, 'getSnapshot' | 'onEvents'> & {
+/** What the preload exposes as `window.breakwater`: all of BridgeApi plus two desktop extras. */
+export type DesktopBridge = BridgeApi & {
   getStartupError(): Promise<BridgeResult<StartupError | null>>;
+  /** The shell asks the page to show a view (`resilience`, …); returns its unsubscribe. */
+  onNavigate(listener: (page: string) => void): () => void;
 };

@@ -9,6 +9,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { _electron, type ElectronApplication } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ACTION_METHODS } from '../../src/shared/ipc';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -101,7 +102,13 @@ describe('desktop app (Electron)', () => {
         hasProcess: 'process' in window,
       }));
       expect(exposed).toEqual({
-        keys: ['getSnapshot', 'getStartupError', 'onEvents'],
+        keys: [
+          ...ACTION_METHODS,
+          'getSnapshot',
+          'getStartupError',
+          'onEvents',
+          'onNavigate',
+        ].sort(),
         hasRequire: false,
         hasProcess: false,
       });
@@ -112,7 +119,12 @@ describe('desktop app (Electron)', () => {
       expect(snapshot?.ok).toBe(true);
       if (snapshot?.ok) expect(snapshot.data.gateway.port).toBeGreaterThan(0);
 
-      await page.getByText('Listening', { exact: true }).waitFor({ timeout: 15_000 });
+      await page.getByText('Running', { exact: true }).waitFor({ timeout: 15_000 });
+      // The engine answers on its port, and the window's bridge reaches the admin API.
+      const health = await fetch(`${snapshot?.ok ? snapshot.data.gateway.baseUrl : ''}/api/health`);
+      expect(health.status).toBe(200);
+      const settings = await page.evaluate(() => window.breakwater?.getSettings());
+      expect(settings?.ok).toBe(true);
     },
     60_000,
   );

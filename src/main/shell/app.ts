@@ -1,13 +1,23 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { app } from 'electron';
+import { createAdminClient } from '../../shared/admin-client';
 import type { BreakwaterConfig } from '../../shared/contract';
-import type { StartupError } from '../../shared/ipc';
+import { IpcChannel, type StartupError } from '../../shared/ipc';
 import { loadConfigFile } from '../engine/config/load';
 import { defaultDataDir } from '../engine/data-dir';
 import type { Engine } from '../engine/engine';
 import { describeStartupError, parseShellArgs, type ShellArgs } from './decisions';
-import { forwardEngineEvents, type IpcTarget, registerIpcHandlers } from './ipc';
+import { forwardEngineEvents, type IpcTarget, push, registerIpcHandlers } from './ipc';
+import {
+  copyText,
+  createShellTray,
+  resourcesDir,
+  type ShellTray,
+  showNotice,
+  toggleOpenAtLogin,
+} from './tray';
+import type { TrayAction } from './tray-state';
 import { createMainWindow, type MainWindow } from './window';
 
 /** Quitting never waits longer than this for the engine to drain. */
@@ -60,6 +70,9 @@ export function runDesktopApp(opts: DesktopOptions): void {
   let main: MainWindow | null = null;
   let engine: Engine | null = null;
   let stopForwarding: (() => void) | null = null;
+  let tray: ShellTray | null = null;
+  let stopTrayEvents: (() => void) | null = null;
+  let startupError: StartupError | null = null;
   let quitting = false;
   let shutdownStarted = false;
   let shutdownDone = false;
@@ -112,6 +125,9 @@ export function runDesktopApp(opts: DesktopOptions): void {
       await startup;
       stopForwarding?.();
       stopForwarding = null;
+      stopTrayEvents?.();
+      tray?.dispose();
+      tray = null;
       await engine?.stop();
     })();
     const outcome = await Promise.race([
@@ -124,6 +140,73 @@ export function runDesktopApp(opts: DesktopOptions): void {
       );
     }
   }
+
+  const trayInput = () => {
+    let snapshot = null;
+    try {
+      snapshot = engine && !startupError ? engine.snapshot() : null;
+    } catch {
+      snapshot = null;
+    }
+    return { snapshot, startupError: startupError?.message ?? null };
+  };
+
+  const onTrayAction = (action: TrayAction): void => {
+    switch (action) {
+      case 'open-dashboard':
+        main?.reveal();
+        return;
+      case 'copy-base-url': {
+        const url = trayInput().snapshot?.gateway.baseUrl;
+        if (url) copyText(url);
+        return;
+      }
+      case 'pause':
+      case 'resume':
+        engine?.setPaused(action === 'pause');
+        return;
+      case 'reset-breakers':
+        if (engine) {
+          const running = engine;
+          void createAdminClient({
+            baseUrl: running.snapshot().gateway.baseUrl,
+            token: () => running.adminToken,
+          })
+            .resetBreaker()
+            .then((r) => {
+              if (!r.ok) console.error(`breakwater: resetting breakers failed: ${r.error}`);
+              tray?.update();
+            });
+        }
+        return;
+      case 'toggle-login':
+        toggleOpenAtLogin();
+        tray?.update();
+        return;
+      case 'quit':
+        app.quit();
+        return;
+    }
+  };
+
+  const startTray = (mainDir: string): void => {
+    try {
+      tray = createShellTray({
+        resourcesDir: resourcesDir(mainDir),
+        input: trayInput,
+        onAction: onTrayAction,
+        onNotice: (notice) =>
+          showNotice(notice, () => {
+            main?.reveal();
+            push(target(), IpcChannel.navigate, notice.page);
+          }),
+      });
+      stopTrayEvents = engine?.onEvent((event) => tray?.push(event)) ?? null;
+    } catch (err) {
+      // Some Linux desktops have no tray; the window still works.
+      console.error(`breakwater: no tray icon: ${String(err)}`);
+    }
+  };
 
   app.on('second-instance', () => main?.reveal());
   // macOS: clicking the dock icon brings the hidden window back.
@@ -157,7 +240,9 @@ export function runDesktopApp(opts: DesktopOptions): void {
       main = createMainWindow({ mainDir: opts.mainDir, isQuitting: () => quitting });
       const error = await start();
       if (error) console.error(`breakwater: the gateway did not start: ${error.message}`);
+      startupError = error;
       settleStartup(error);
+      startTray(opts.mainDir);
     })
     .catch((err: unknown) => {
       // Only a bug gets here; still let the window tell the user rather than hang on "starting".

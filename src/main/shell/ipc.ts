@@ -1,6 +1,8 @@
 import { type IpcMainInvokeEvent, ipcMain, type WebContents } from 'electron';
 import type { EngineEvent } from '../../shared/contract';
 import {
+  ACTION_METHODS,
+  actionChannel,
   EVENT_BATCH_MS,
   IpcChannel,
   type IpcInvokeMap,
@@ -8,7 +10,14 @@ import {
   type StartupError,
 } from '../../shared/ipc';
 import type { Engine } from '../engine/engine';
-import { createEventBatcher, isAppUrl } from './decisions';
+import { createEventBatcher } from './decisions';
+import {
+  dispatchAction,
+  isTrustedSender,
+  REFUSED_SENDER,
+  type SenderInfo,
+  type TrustedTarget,
+} from './ipc-handlers';
 
 /** Largest batch pushed at once; older events beyond it are dropped (the renderer refetches). */
 const MAX_EVENTS_PER_BATCH = 1000;
@@ -33,28 +42,30 @@ function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-/** Only the app's own top-level page, in the app's own window, may call the main process. */
-function isTrustedSender(event: IpcMainInvokeEvent, target: IpcTarget | null): boolean {
-  if (!target || target.webContents.isDestroyed() || event.sender.id !== target.webContents.id) {
-    return false;
-  }
+function senderInfo(event: IpcMainInvokeEvent): SenderInfo {
   const frame = event.senderFrame;
-  if (!frame || frame.parent !== null) return false;
-  return isAppUrl(frame.url, target.appUrl);
+  return {
+    webContentsId: event.sender.id,
+    frameUrl: frame ? frame.url : null,
+    isMainFrame: frame ? frame.parent === null : false,
+  };
+}
+
+function trustedTarget(target: IpcTarget | null): TrustedTarget | null {
+  if (!target || target.webContents.isDestroyed()) return null;
+  return { webContentsId: target.webContents.id, appUrl: target.appUrl };
 }
 
 /** Registers the invoke handlers; returns a function removing them. */
 export function registerIpcHandlers(ctx: IpcContext): () => void {
+  const target = () => trustedTarget(ctx.target());
   const handle = <C extends InvokeChannel>(
     channel: C,
     run: () => Promise<IpcInvokeMap[C]> | IpcInvokeMap[C],
   ): void => {
     ipcMain.handle(channel, async (event): Promise<IpcInvokeMap[C]> => {
-      if (!isTrustedSender(event, ctx.target())) {
-        return {
-          ok: false,
-          error: 'refused: sender is not the Breakwater window',
-        } as IpcInvokeMap[C];
+      if (!isTrustedSender(senderInfo(event), target())) {
+        return { ok: false, error: REFUSED_SENDER } as IpcInvokeMap[C];
       }
       try {
         return await run();
@@ -75,14 +86,27 @@ export function registerIpcHandlers(ctx: IpcContext): () => void {
 
   handle(IpcChannel.getStartupError, async () => ({ ok: true, data: await ctx.startupError() }));
 
+  // Every admin action: sender check, payload check, then the engine's admin API.
+  const actionContext = {
+    target,
+    engine: ctx.engine,
+    startupError: ctx.startupError,
+  };
+  for (const method of ACTION_METHODS) {
+    ipcMain.handle(actionChannel(method), (event, ...args: unknown[]) =>
+      dispatchAction(actionContext, method, senderInfo(event), args),
+    );
+  }
+
   return () => {
     for (const channel of [IpcChannel.getSnapshot, IpcChannel.getStartupError]) {
       ipcMain.removeHandler(channel);
     }
+    for (const method of ACTION_METHODS) ipcMain.removeHandler(actionChannel(method));
   };
 }
 
-function push<C extends keyof IpcPushMap>(
+export function push<C extends keyof IpcPushMap>(
   target: IpcTarget | null,
   channel: C,
   payload: IpcPushMap[C],

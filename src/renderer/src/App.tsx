@@ -1,195 +1,203 @@
-import { type ReactNode, useEffect, useState } from 'react';
-import type { Snapshot } from '../../shared/contract';
-import type { DesktopBridge, StartupError } from '../../shared/ipc';
+import { type FormEvent, useEffect, useState } from 'react';
+import { saveToken } from './bridge/token';
+import type { DashboardBridge } from './bridge/types';
+import { Overview } from './pages/Overview';
+import { Providers } from './pages/Providers';
+import { Requests } from './pages/Requests';
+import { Resilience } from './pages/Resilience';
+import { Settings } from './pages/Settings';
+import { incidents } from './state/model';
+import { connectDashboard, PAGES, type Page, useDashboard } from './state/store';
 
-type Startup = { settled: false } | { settled: true; error: StartupError | null };
+const TITLES: Record<Page, string> = {
+  overview: 'Overview',
+  providers: 'Providers',
+  resilience: 'Resilience',
+  requests: 'Requests',
+  settings: 'Settings',
+};
 
-interface GatewayState {
-  snapshot: Snapshot | null;
-  snapshotError: string | null;
-  startup: Startup;
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
-/** Snapshot + startup state from the bridge; any event batch triggers one coalesced refetch. */
-function useGateway(bridge: DesktopBridge): GatewayState {
-  const [snapshot, setSnapshot] = useState<Snapshot | null>(null);
-  const [snapshotError, setSnapshotError] = useState<string | null>(null);
-  const [startup, setStartup] = useState<Startup>({ settled: false });
-
-  useEffect(() => {
-    let alive = true;
-    let inFlight = false;
-    let again = false;
-
-    const refresh = async (): Promise<void> => {
-      if (inFlight) {
-        again = true;
-        return;
-      }
-      inFlight = true;
-      try {
-        do {
-          again = false;
-          const result = await bridge.getSnapshot();
-          if (!alive) return;
-          if (result.ok) {
-            setSnapshot(result.data);
-            setSnapshotError(null);
-          } else {
-            setSnapshotError(result.error);
-          }
-        } while (again);
-      } catch (err) {
-        if (alive) setSnapshotError(errorText(err));
-      } finally {
-        inFlight = false;
-      }
-    };
-
-    void refresh();
-    bridge
-      .getStartupError()
-      .then((result) => (result.ok ? result.data : { code: 'bridge', message: result.error }))
-      .catch((err: unknown) => ({ code: 'bridge', message: errorText(err) }))
-      .then((error) => {
-        if (!alive) return;
-        setStartup({ settled: true, error });
-        void refresh();
-      });
-    const unsubscribe = bridge.onEvents(() => {
-      void refresh();
-    });
-
-    return () => {
-      alive = false;
-      unsubscribe();
-    };
-  }, [bridge]);
-
-  return { snapshot, snapshotError, startup };
-}
-
-type Tone = 'ok' | 'warn' | 'bad' | 'idle';
-
-function Status({ snapshot, startup }: Pick<GatewayState, 'snapshot' | 'startup'>) {
-  let tone: Tone;
-  let title: string;
-  let detail: ReactNode;
-  if (!startup.settled) {
-    tone = 'idle';
-    title = 'Starting';
-    detail = 'The gateway is starting…';
-  } else if (startup.error) {
-    tone = 'bad';
-    title = 'Not serving';
-    detail = startup.error.message;
-  } else if (snapshot?.gateway.paused) {
-    tone = 'warn';
-    title = 'Paused';
-    detail = (
-      <>
-        Listening on <code>{snapshot.gateway.baseUrl}</code>; requests are not forwarded while
-        paused.
-      </>
-    );
-  } else {
-    tone = 'ok';
-    title = 'Listening';
-    detail = snapshot ? (
-      <>
-        Agents can use <code>{snapshot.gateway.baseUrl}</code>
-      </>
-    ) : (
-      'Listening.'
-    );
-  }
+function Nav() {
+  const page = useDashboard((s) => s.page);
+  const setPage = useDashboard((s) => s.setPage);
+  const snapshot = useDashboard((s) => s.snapshot);
+  const count = snapshot ? incidents(snapshot).filter((i) => i.key !== 'paused').length : 0;
   return (
-    <section className={`status status-${tone}`} aria-live="polite">
-      <span className="dot" aria-hidden="true" />
-      <div>
-        <h2>{title}</h2>
-        <p>{detail}</p>
-      </div>
-    </section>
+    <nav aria-label="Pages" className="nav">
+      {PAGES.map((p) => (
+        <a
+          key={p}
+          href={`#/${p}`}
+          aria-current={p === page ? 'page' : undefined}
+          className={`nav-item ${p === page ? 'nav-on' : ''}`}
+          onClick={(e) => {
+            e.preventDefault();
+            setPage(p);
+          }}
+        >
+          {TITLES[p]}
+          {p === 'resilience' && (
+            <span
+              className={`nav-count ${count > 0 ? '' : 'invisible'}`}
+              title={`${count} incidents`}
+            >
+              {count}
+            </span>
+          )}
+        </a>
+      ))}
+    </nav>
   );
 }
 
-function Count({ label, value, note }: { label: string; value: number; note: string }) {
+function LinkState() {
+  const link = useDashboard((s) => s.link);
+  const host = useDashboard((s) => s.bridge?.host);
+  const text =
+    link === 'live'
+      ? 'Live'
+      : link === 'connecting'
+        ? 'Connecting…'
+        : link === 'reconnecting'
+          ? 'Reconnecting… (showing the last known state)'
+          : 'Signed out';
   return (
-    <div className="count">
-      <div className="count-value">{value}</div>
-      <div className="count-label">{label}</div>
-      <div className="count-note">{note}</div>
+    <span
+      className={`link link-${link}`}
+      data-testid="link-state"
+      title={host === 'browser' ? 'Event stream from /api/events' : 'Events from the app'}
+    >
+      <span className="dot" aria-hidden="true" /> {text}
+    </span>
+  );
+}
+
+function Notice() {
+  const notice = useDashboard((s) => s.notice);
+  useEffect(() => {
+    if (!notice) return;
+    const t = setTimeout(
+      () => useDashboard.setState({ notice: null }),
+      notice.tone === 'bad' ? 12_000 : 4000,
+    );
+    return () => clearTimeout(t);
+  }, [notice]);
+  return (
+    <p
+      className={`notice ${notice ? `notice-${notice.tone}` : ''}`}
+      role="status"
+      aria-live="polite"
+      data-testid="notice"
+    >
+      {notice?.text ?? '\u00a0'}
+    </p>
+  );
+}
+
+function CurrentPage() {
+  const page = useDashboard((s) => s.page);
+  useEffect(() => {
+    document.title = `${TITLES[page]} · Breakwater`;
+    document.getElementById('page-heading')?.focus({ preventScroll: true });
+  }, [page]);
+  return (
+    <div className="page" key={page}>
+      <h1 id="page-heading" tabIndex={-1} className="sr-only">
+        {TITLES[page]}
+      </h1>
+      {page === 'overview' && <Overview />}
+      {page === 'providers' && <Providers />}
+      {page === 'resilience' && <Resilience />}
+      {page === 'requests' && <Requests />}
+      {page === 'settings' && <Settings />}
     </div>
   );
 }
 
-function Counts({ snapshot }: { snapshot: Snapshot }) {
-  const { gateway, breakers, connections } = snapshot;
-  const tripped = breakers.filter((b) => b.state !== 'CLOSED').length;
-  const active = connections.filter((c) => c.status === 'active').length;
+/** Browser mode without a token: ask for it (never in the URL; kept for this tab only). */
+export function SignIn({ onToken, failed }: { onToken(token: string): void; failed: boolean }) {
+  const [value, setValue] = useState('');
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (!value.trim()) return;
+    saveToken(value.trim());
+    onToken(value.trim());
+  };
   return (
-    <section className="counts">
-      <Count
-        label="Requests"
-        value={gateway.requestsTotal}
-        note={`${gateway.errorsTotal} failed · ${gateway.inFlight} in flight`}
-      />
-      <Count
-        label="Breakers"
-        value={breakers.length}
-        note={tripped === 0 ? 'all closed' : `${tripped} not closed`}
-      />
-      <Count label="Connections" value={connections.length} note={`${active} active`} />
-    </section>
-  );
-}
-
-function Dashboard({ bridge }: { bridge: DesktopBridge }) {
-  const { snapshot, snapshotError, startup } = useGateway(bridge);
-  return (
-    <>
-      <Status snapshot={snapshot} startup={startup} />
-      {snapshot && <Counts snapshot={snapshot} />}
-      {snapshotError && !(startup.settled && startup.error) && (
-        <p className="muted">Could not read the gateway state: {snapshotError}</p>
-      )}
-      {snapshot && (
+    <main className="signin">
+      <h1>Breakwater</h1>
+      <form className="card form" onSubmit={submit} aria-label="Sign in">
+        <label htmlFor="token">Admin token</label>
+        <input
+          id="token"
+          type="password"
+          autoComplete="off"
+          value={value}
+          onChange={(e) => setValue(e.target.value)}
+        />
         <p className="muted small">
-          Breakwater {snapshot.gateway.version} · updated{' '}
-          {new Date(snapshot.at).toLocaleTimeString()}
+          It is in <code>&lt;data-dir&gt;/admin-token</code> (or <code>BREAKWATER_ADMIN_TOKEN</code>
+          ). It stays in this tab only and is sent in a header, never in the address.
         </p>
-      )}
-    </>
+        <p className="field-error" role={failed ? 'alert' : undefined}>
+          {failed ? 'The gateway refused that token.' : '\u00a0'}
+        </p>
+        <button type="submit" className="btn btn-primary">
+          Open dashboard
+        </button>
+      </form>
+    </main>
   );
 }
 
-export function App() {
-  const bridge = window.breakwater;
+export function App({ bridge, hasToken }: { bridge: DashboardBridge; hasToken: boolean }) {
+  const [session, setSession] = useState(hasToken ? 1 : 0);
+  const link = useDashboard((s) => s.link);
+  const version = useDashboard((s) => s.snapshot?.gateway.version);
+  const [refused, setRefused] = useState(false);
+  useEffect(() => {
+    if (session === 0) return;
+    return connectDashboard(bridge);
+  }, [bridge, session]);
+  useEffect(() => {
+    if (link === 'unauthorized' && bridge.host === 'browser' && session > 0) {
+      setRefused(true);
+      setSession(0);
+    }
+  }, [link, bridge, session]);
+
+  if (session === 0) {
+    return (
+      <SignIn
+        failed={refused}
+        onToken={() => {
+          useDashboard.setState({ link: 'connecting' });
+          setSession((n) => n + 1);
+        }}
+      />
+    );
+  }
   return (
-    <main>
-      <header>
-        <h1>Breakwater</h1>
-        <p className="muted">LLM gateway for local coding agents</p>
+    <div className="shell">
+      <header className="topbar">
+        <div className="brand">
+          <strong>Breakwater</strong>
+          {version && <span className="muted small">{version}</span>}
+        </div>
+        <Nav />
+        <div className="topbar-right">
+          <LinkState />
+          {bridge.signOut && (
+            <button type="button" className="btn btn-small" onClick={() => bridge.signOut?.()}>
+              Sign out
+            </button>
+          )}
+        </div>
       </header>
-      {bridge ? (
-        <Dashboard bridge={bridge} />
-      ) : (
-        <section className="status status-idle">
-          <span className="dot" aria-hidden="true" />
-          <div>
-            <h2>Browser dashboard not available yet</h2>
-            <p>
-              This page needs the Breakwater desktop app. The headless gateway's state is available
-              from its admin API at <code>/api/state</code>.
-            </p>
-          </div>
-        </section>
-      )}
-    </main>
+      <Notice />
+      <main className="content">
+        <CurrentPage />
+      </main>
+    </div>
   );
 }

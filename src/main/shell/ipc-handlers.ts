@@ -1,0 +1,179 @@
+// What the IPC handlers decide, without Electron: who may call (the sender check), what they may
+// send (payload validation per channel), and what runs. `ipc.ts` only wires this to ipcMain, so
+// every rule here is unit-tested under plain Node.
+
+import { type AdminActions, createAdminClient } from '../../shared/admin-client';
+import type { BridgeResult } from '../../shared/contract';
+import { ACTION_METHODS, type ActionMethod, type StartupError } from '../../shared/ipc';
+import type { Engine } from '../engine/engine';
+import { isAppUrl } from './decisions';
+
+/** The facts about an IPC call's sender the check needs (taken from IpcMainInvokeEvent). */
+export interface SenderInfo {
+  /** `event.sender.id` */
+  webContentsId: number;
+  /** `event.senderFrame.url`, null when the frame is gone. */
+  frameUrl: string | null;
+  /** True when the frame is the top-level frame (no parent). */
+  isMainFrame: boolean;
+}
+
+/** The app window, when it exists. */
+export interface TrustedTarget {
+  webContentsId: number;
+  appUrl: string;
+}
+
+/** Only the app's own top-level page, in the app's own window, may call the main process. */
+export function isTrustedSender(sender: SenderInfo, target: TrustedTarget | null): boolean {
+  if (!target || sender.webContentsId !== target.webContentsId) return false;
+  if (!sender.isMainFrame || sender.frameUrl === null) return false;
+  return isAppUrl(sender.frameUrl, target.appUrl);
+}
+
+export const REFUSED_SENDER = 'refused: sender is not the Breakwater window';
+
+// ---------------------------------------------------------------------------
+// Payload validation: shapes only. The admin API validates the contents, as for any client.
+// ---------------------------------------------------------------------------
+
+type Check = (args: unknown[]) => string | null;
+
+const MAX_ID = 200;
+
+function isId(v: unknown): v is string {
+  return typeof v === 'string' && v.length > 0 && v.length <= MAX_ID;
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function arity(args: unknown[], min: number, max: number): string | null {
+  if (args.length < min || args.length > max) {
+    return min === max
+      ? `expected ${min} argument${min === 1 ? '' : 's'}, got ${args.length}`
+      : `expected ${min}-${max} arguments, got ${args.length}`;
+  }
+  return null;
+}
+
+const none: Check = (args) => arity(args, 0, 0);
+const oneId =
+  (what: string): Check =>
+  (args) =>
+    arity(args, 1, 1) ?? (isId(args[0]) ? null : `${what} must be a non-empty string`);
+const oneObject =
+  (what: string): Check =>
+  (args) =>
+    arity(args, 1, 1) ?? (isPlainObject(args[0]) ? null : `${what} must be an object`);
+
+const LOG_QUERY_KEYS: Record<string, 'string' | 'number' | 'boolean'> = {
+  provider: 'string',
+  connection: 'string',
+  status: 'number',
+  errorsOnly: 'boolean',
+  beforeId: 'number',
+};
+
+export const PAYLOAD_CHECKS: Record<ActionMethod, Check> = {
+  getLogs: (args) => {
+    const bad = arity(args, 1, 2);
+    if (bad) return bad;
+    const [limit, query] = args;
+    if (!Number.isInteger(limit) || (limit as number) < 1 || (limit as number) > 5000) {
+      return 'limit must be an integer from 1 to 5000';
+    }
+    if (query === undefined) return null;
+    if (!isPlainObject(query)) return 'query must be an object';
+    for (const [key, value] of Object.entries(query)) {
+      const type = LOG_QUERY_KEYS[key];
+      if (!type) return `query.${key} is not a log filter`;
+      if (value !== undefined && typeof value !== type) return `query.${key} must be a ${type}`;
+    }
+    return null;
+  },
+  listProviders: none,
+  saveProvider: oneObject('provider'),
+  deleteProvider: oneId('provider id'),
+  saveConnection: (args) =>
+    arity(args, 2, 2) ??
+    (!isId(args[0])
+      ? 'provider id must be a non-empty string'
+      : isPlainObject(args[1])
+        ? null
+        : 'connection must be an object'),
+  deleteConnection: oneId('connection id'),
+  listCombos: none,
+  saveCombo: oneObject('combo'),
+  deleteCombo: oneId('combo name'),
+  getSettings: none,
+  updateSettings: oneObject('settings'),
+  resetBreaker: (args) =>
+    arity(args, 0, 1) ??
+    (args[0] === undefined || isId(args[0]) ? null : 'provider must be a non-empty string'),
+  clearConnectionState: oneId('connection id'),
+  reenableModel: (args) => {
+    const bad = arity(args, 1, 1);
+    if (bad) return bad;
+    const key = args[0];
+    if (!isPlainObject(key)) return 'lockout key must be an object';
+    for (const field of ['provider', 'connection', 'model'] as const) {
+      if (!isId(key[field])) return `lockout key ${field} must be a non-empty string`;
+    }
+    return null;
+  },
+  releaseLease: oneId('connection id'),
+  pause: none,
+  resume: none,
+};
+
+export function isActionMethod(name: string): name is ActionMethod {
+  return (ACTION_METHODS as readonly string[]).includes(name);
+}
+
+// ---------------------------------------------------------------------------
+// Dispatch
+// ---------------------------------------------------------------------------
+
+export interface ActionContext {
+  target(): TrustedTarget | null;
+  engine(): Engine | null;
+  startupError(): Promise<StartupError | null>;
+  /** Builds the admin client for a running engine; injected by tests. */
+  actions?(engine: Engine): AdminActions;
+}
+
+/** Admin actions run against the engine's own admin API on loopback (see admin-client.ts). */
+function defaultActions(engine: Engine): AdminActions {
+  return createAdminClient({
+    baseUrl: engine.snapshot().gateway.baseUrl,
+    token: () => engine.adminToken,
+  });
+}
+
+/**
+ * Runs one action for one sender: refuses a foreign sender or a malformed payload before
+ * anything else, answers with the startup error when the gateway is not serving.
+ */
+export async function dispatchAction(
+  ctx: ActionContext,
+  method: ActionMethod,
+  sender: SenderInfo,
+  args: unknown[],
+): Promise<BridgeResult<unknown>> {
+  if (!isTrustedSender(sender, ctx.target())) return { ok: false, error: REFUSED_SENDER };
+  const problem = PAYLOAD_CHECKS[method](args);
+  if (problem) return { ok: false, error: `invalid ${method} payload: ${problem}` };
+  const startup = await ctx.startupError();
+  if (startup) return { ok: false, error: `the gateway is not serving: ${startup.message}` };
+  const engine = ctx.engine();
+  if (!engine) return { ok: false, error: 'the gateway engine is not running' };
+  const actions = (ctx.actions ?? defaultActions)(engine);
+  try {
+    const fn = actions[method] as (...a: unknown[]) => Promise<BridgeResult<unknown>>;
+    return await fn(...args);
+  } catch (err) {
+    return { ok: false, error: err instanceof Error ? err.message : String(err) };
+  }
+}

@@ -1,0 +1,384 @@
+// The dashboard's state and the one pure function that folds engine events into it. No React,
+// no bridge: unit-tested under plain Node.
+
+import type { BreakerView, EngineEvent, RequestLogEntry, Snapshot } from '../../../shared/contract';
+
+/** Request-rate chart: fixed buckets so the bars never reflow. */
+export const RATE_BUCKET_MS = 10_000;
+export const RATE_BUCKETS = 60;
+/** Request rows kept in memory for the live log. */
+export const MAX_RECENT = 500;
+/** Resilience events kept for the activity feed. */
+export const MAX_ACTIVITY = 100;
+
+export interface RateBucket {
+  /** Start of the bucket (engine clock). */
+  start: number;
+  requests: number;
+  errors: number;
+}
+
+export interface Activity {
+  /** Increasing per page load: a stable list key. */
+  seq: number;
+  at: number;
+  tone: 'ok' | 'warn' | 'bad' | 'idle';
+  text: string;
+}
+
+export interface DashboardModel {
+  snapshot: Snapshot | null;
+  /** Local clock minus engine clock at the last snapshot (engine time = Date.now() − skew). */
+  skew: number;
+  /** Bucketed request/error counts for the chart, oldest first. */
+  rate: RateBucket[];
+  /** Newest first. */
+  recent: RequestLogEntry[];
+  activity: Activity[];
+}
+
+export const emptyModel: DashboardModel = {
+  snapshot: null,
+  skew: 0,
+  rate: [],
+  recent: [],
+  activity: [],
+};
+
+/** Places `entry` in its bucket; buckets older than the window fall off. */
+export function addToRate(rate: RateBucket[], at: number, isError: boolean): RateBucket[] {
+  const start = Math.floor(at / RATE_BUCKET_MS) * RATE_BUCKET_MS;
+  const next = rate.slice();
+  const last = next[next.length - 1];
+  if (last && last.start === start) {
+    next[next.length - 1] = {
+      start,
+      requests: last.requests + 1,
+      errors: last.errors + (isError ? 1 : 0),
+    };
+  } else {
+    const existing = next.findIndex((b) => b.start === start);
+    if (existing !== -1) {
+      const b = next[existing]!;
+      next[existing] = { start, requests: b.requests + 1, errors: b.errors + (isError ? 1 : 0) };
+    } else {
+      next.push({ start, requests: 1, errors: isError ? 1 : 0 });
+      next.sort((a, b) => a.start - b.start);
+    }
+  }
+  const cutoff = Math.max(...next.map((b) => b.start)) - (RATE_BUCKETS - 1) * RATE_BUCKET_MS;
+  return next.filter((b) => b.start >= cutoff);
+}
+
+/** Rate buckets for a window ending at `now`, with zeros where nothing happened. */
+export function rateWindow(rate: RateBucket[], now: number): RateBucket[] {
+  const endStart = Math.floor(now / RATE_BUCKET_MS) * RATE_BUCKET_MS;
+  const byStart = new Map(rate.map((b) => [b.start, b]));
+  const out: RateBucket[] = [];
+  for (let i = RATE_BUCKETS - 1; i >= 0; i--) {
+    const start = endStart - i * RATE_BUCKET_MS;
+    out.push(byStart.get(start) ?? { start, requests: 0, errors: 0 });
+  }
+  return out;
+}
+
+export function isErrorStatus(status: number): boolean {
+  return status >= 400 || status === 0;
+}
+
+/** Replaces the snapshot (and the clock skew estimate) from a fresh read. */
+export function applySnapshot(model: DashboardModel, snapshot: Snapshot, localNow: number) {
+  return { ...model, snapshot, skew: localNow - snapshot.at };
+}
+
+/** Seeds the log and the chart from `getLogs` (newest first), keeping live rows already seen. */
+export function applyLogs(model: DashboardModel, rows: RequestLogEntry[]): DashboardModel {
+  const seen = new Set(model.recent.map((r) => r.id));
+  const merged = [...model.recent, ...rows.filter((r) => !seen.has(r.id))]
+    .sort((a, b) => b.id - a.id)
+    .slice(0, MAX_RECENT);
+  let rate: RateBucket[] = [];
+  for (const r of merged) rate = addToRate(rate, r.at, isErrorStatus(r.status));
+  return { ...model, recent: merged, rate };
+}
+
+let activitySeq = 0;
+
+function activity(model: DashboardModel, item: Omit<Activity, 'seq'>): Activity[] {
+  activitySeq += 1;
+  return [{ ...item, seq: activitySeq }, ...model.activity].slice(0, MAX_ACTIVITY);
+}
+
+function withBreaker(
+  breakers: BreakerView[],
+  provider: string,
+  change: (b: BreakerView) => BreakerView,
+): BreakerView[] {
+  const found = breakers.some((b) => b.provider === provider);
+  const base: BreakerView = {
+    provider,
+    state: 'CLOSED',
+    failureCount: 0,
+    retryAfterMs: 0,
+    history: [],
+  };
+  return found
+    ? breakers.map((b) => (b.provider === provider ? change(b) : b))
+    : [...breakers, change(base)];
+}
+
+/**
+ * Folds one engine event into the model. What an event does not carry (a breaker's new
+ * retry-after, queue depths) is left as it was; the store refetches the snapshot after every
+ * batch, so the model converges on the engine's own view.
+ */
+export function applyEvent(model: DashboardModel, event: EngineEvent): DashboardModel {
+  const snap = model.snapshot;
+  switch (event.type) {
+    case 'request.completed': {
+      const entry = event.entry;
+      const isError = isErrorStatus(entry.status);
+      return {
+        ...model,
+        recent: [entry, ...model.recent.filter((r) => r.id !== entry.id)].slice(0, MAX_RECENT),
+        rate: addToRate(model.rate, entry.at, isError),
+        snapshot: snap && {
+          ...snap,
+          gateway: {
+            ...snap.gateway,
+            requestsTotal: snap.gateway.requestsTotal + 1,
+            errorsTotal: snap.gateway.errorsTotal + (entry.status >= 400 ? 1 : 0),
+          },
+        },
+      };
+    }
+    case 'gateway.paused':
+    case 'gateway.resumed': {
+      const paused = event.type === 'gateway.paused';
+      return {
+        ...model,
+        snapshot: snap && { ...snap, gateway: { ...snap.gateway, paused } },
+        activity: activity(model, {
+          at: event.at,
+          tone: paused ? 'warn' : 'ok',
+          text: paused ? 'Gateway paused' : 'Gateway resumed',
+        }),
+      };
+    }
+    case 'breaker.transition':
+      return {
+        ...model,
+        snapshot: snap && {
+          ...snap,
+          breakers: withBreaker(snap.breakers, event.provider, (b) => ({
+            ...b,
+            state: event.to,
+            history: [
+              ...b.history,
+              { at: event.at, from: event.from, to: event.to, cause: event.cause },
+            ].slice(-20),
+          })),
+        },
+        activity: activity(model, {
+          at: event.at,
+          tone:
+            event.to === 'OPEN'
+              ? 'bad'
+              : event.to === 'CLOSED'
+                ? 'ok'
+                : event.to === 'DEGRADED'
+                  ? 'warn'
+                  : 'idle',
+          text: `${event.provider}: circuit ${event.from} → ${event.to}${event.cause ? ` (${event.cause})` : ''}`,
+        }),
+      };
+    case 'connection.cooldown':
+    case 'connection.terminal':
+    case 'connection.recovered': {
+      const recovered = event.type === 'connection.recovered';
+      return {
+        ...model,
+        snapshot: snap && {
+          ...snap,
+          connections: snap.connections.map((c) =>
+            c.id === event.connection
+              ? {
+                  ...c,
+                  status: event.status,
+                  rateLimitedUntil: recovered ? null : event.until,
+                  ...(recovered
+                    ? { lastError: null, errorCode: null, backoffLevel: 0 }
+                    : { lastError: event.cause || c.lastError }),
+                }
+              : c,
+          ),
+        },
+        activity: activity(model, {
+          at: event.at,
+          tone: recovered ? 'ok' : event.type === 'connection.terminal' ? 'bad' : 'warn',
+          text: recovered
+            ? `${event.provider}/${event.connection} recovered`
+            : event.type === 'connection.terminal'
+              ? `${event.provider}/${event.connection} is ${event.status.replace('_', ' ')}${event.cause ? ` (${event.cause})` : ''}`
+              : `${event.provider}/${event.connection} cooling down${event.cause ? ` (${event.cause})` : ''}`,
+        }),
+      };
+    }
+    case 'lockout.added':
+    case 'lockout.cleared': {
+      const l = event.lockout;
+      const same = (x: typeof l) =>
+        x.provider === l.provider && x.connection === l.connection && x.model === l.model;
+      const added = event.type === 'lockout.added';
+      return {
+        ...model,
+        snapshot: snap && {
+          ...snap,
+          lockouts: added
+            ? [...snap.lockouts.filter((x) => !same(x)), l]
+            : snap.lockouts.filter((x) => !same(x)),
+        },
+        activity: activity(model, {
+          at: event.at,
+          tone: added ? 'warn' : 'ok',
+          text: `${l.provider}/${l.connection}/${l.model} ${added ? `locked out (${l.reason})` : 're-enabled'}`,
+        }),
+      };
+    }
+    case 'queue.rejected':
+      return {
+        ...model,
+        snapshot: snap && {
+          ...snap,
+          queues: snap.queues.map((q) =>
+            q.provider === event.provider && q.connection === event.connection
+              ? { ...q, rejected: q.rejected + 1 }
+              : q,
+          ),
+        },
+        activity: activity(model, {
+          at: event.at,
+          tone: 'warn',
+          text: `${event.provider}/${event.connection}: queue rejected a request (${event.code})`,
+        }),
+      };
+    case 'lease.acquired':
+    case 'lease.ended': {
+      const lease = event.lease;
+      const acquired = event.type === 'lease.acquired';
+      return {
+        ...model,
+        snapshot: snap && {
+          ...snap,
+          leases: [...snap.leases.filter((x) => x.connection !== lease.connection), lease].filter(
+            (x) => x.state === 'ACTIVE',
+          ),
+        },
+        activity: activity(model, {
+          at: event.at,
+          tone: 'idle',
+          text: `lease on ${lease.connection} ${acquired ? 'acquired' : `ended (${event.cause || lease.state})`}`,
+        }),
+      };
+    }
+    case 'config.changed':
+      return {
+        ...model,
+        activity: activity(model, { at: event.at, tone: 'idle', text: `${event.what} changed` }),
+      };
+    default:
+      return model;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Derived views
+// ---------------------------------------------------------------------------
+
+/** When the earliest timer in the snapshot runs out (engine clock), for a lazy refetch. */
+export function nextDeadline(snapshot: Snapshot): number | null {
+  const times: number[] = [];
+  for (const b of snapshot.breakers) {
+    if (b.state === 'OPEN' && b.retryAfterMs > 0) times.push(snapshot.at + b.retryAfterMs);
+  }
+  for (const c of snapshot.connections) {
+    if (c.rateLimitedUntil && c.rateLimitedUntil > snapshot.at) times.push(c.rateLimitedUntil);
+  }
+  for (const l of snapshot.lockouts) if (l.expiresAt > snapshot.at) times.push(l.expiresAt);
+  for (const l of snapshot.leases) if (l.expiresAt > snapshot.at) times.push(l.expiresAt);
+  return times.length > 0 ? Math.min(...times) : null;
+}
+
+export type Level = 'ok' | 'warn' | 'bad' | 'idle';
+
+export interface Incident {
+  key: string;
+  level: Level;
+  title: string;
+  detail: string;
+  /** Engine time when this clears by itself, if it does. */
+  until: number | null;
+}
+
+const TERMINAL = new Set(['banned', 'expired', 'credits_exhausted']);
+
+/** What is wrong right now, worst first. */
+export function incidents(snapshot: Snapshot): Incident[] {
+  const out: Incident[] = [];
+  if (snapshot.gateway.paused) {
+    out.push({
+      key: 'paused',
+      level: 'warn',
+      title: 'Gateway paused',
+      detail: 'Agents get 503 until you resume.',
+      until: null,
+    });
+  }
+  for (const b of snapshot.breakers) {
+    if (b.state === 'CLOSED') continue;
+    const last = b.history[b.history.length - 1];
+    out.push({
+      key: `breaker:${b.provider}`,
+      level: b.state === 'OPEN' ? 'bad' : 'warn',
+      title: `${b.provider}: circuit ${b.state.replace('_', '-')}`,
+      detail:
+        b.state === 'OPEN'
+          ? `Requests skip ${b.provider}${last?.cause ? `; last cause: ${last.cause}` : ''}.`
+          : b.state === 'HALF_OPEN'
+            ? 'One probe request is allowed through.'
+            : `${b.failureCount} recent failures; still serving.`,
+      until: b.state === 'OPEN' ? snapshot.at + b.retryAfterMs : null,
+    });
+  }
+  for (const c of snapshot.connections) {
+    if (TERMINAL.has(c.status)) {
+      out.push({
+        key: `conn:${c.id}`,
+        level: 'bad',
+        title: `${c.provider}/${c.id}: ${c.status.replace('_', ' ')}`,
+        detail: `Needs you: change the credential or clear the state.${c.lastError ? ` ${c.lastError}` : ''}`,
+        until: null,
+      });
+    } else if (c.rateLimitedUntil && c.rateLimitedUntil > snapshot.at) {
+      out.push({
+        key: `conn:${c.id}`,
+        level: 'warn',
+        title: `${c.provider}/${c.id}: cooling down`,
+        detail: c.lastError ?? `backoff level ${c.backoffLevel}`,
+        until: c.rateLimitedUntil,
+      });
+    }
+  }
+  for (const l of snapshot.lockouts) {
+    if (l.expiresAt <= snapshot.at) continue;
+    out.push({
+      key: `lock:${l.provider}:${l.connection}:${l.model}`,
+      level: 'warn',
+      title: `${l.provider}/${l.connection}/${l.model}: locked out`,
+      detail: l.reason,
+      until: l.expiresAt,
+    });
+  }
+  const rank: Record<Level, number> = { bad: 0, warn: 1, idle: 2, ok: 3 };
+  return out.sort((a, b) => rank[a.level] - rank[b.level]);
+}

@@ -1,0 +1,171 @@
+// Every BridgeApi action as a call to the admin API (`/api/*`). One implementation for both
+// hosts: the browser dashboard's `bridge/http` uses it directly, and the desktop's IPC handlers
+// use it against the engine's own loopback address, so desktop and browser cannot drift apart
+// and a new admin route works in both at once. Depends only on `fetch`.
+
+import type {
+  BridgeApi,
+  BridgeResult,
+  ComboConfig,
+  ConnectionView,
+  GatewayRunState,
+  LogQuery,
+  ProviderView,
+  RequestLogEntry,
+  SettingView,
+  Snapshot,
+} from './contract';
+
+/** BridgeApi minus the event subscription (that is SSE in the browser, IPC on the desktop). */
+export type AdminActions = Omit<BridgeApi, 'onEvents'>;
+
+export interface AdminClientOptions {
+  /** Gateway origin, e.g. `http://127.0.0.1:4141`, or '' for the page's own origin. */
+  baseUrl: string;
+  token(): string | null;
+  fetch?: typeof fetch;
+  /** Called on 401, so the browser can ask for the token again. */
+  onUnauthorized?(): void;
+}
+
+interface ApiErrorBody {
+  error?: { code?: string; message?: string; field?: string };
+}
+
+function enc(value: string): string {
+  return encodeURIComponent(value);
+}
+
+export function createAdminClient(opts: AdminClientOptions): AdminActions {
+  const doFetch = opts.fetch ?? ((input, init) => fetch(input, init));
+
+  async function call<T>(
+    method: string,
+    path: string,
+    body?: unknown,
+    map: (raw: unknown) => T = (raw) => raw as T,
+  ): Promise<BridgeResult<T>> {
+    const token = opts.token();
+    if (!token) return { ok: false, error: 'no admin token', code: 'unauthorized' };
+    let res: Response;
+    try {
+      res = await doFetch(`${opts.baseUrl}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+        cache: 'no-store',
+      });
+    } catch (err) {
+      return {
+        ok: false,
+        error: `cannot reach the gateway (${err instanceof Error ? err.message : String(err)})`,
+        code: 'unreachable',
+      };
+    }
+    let parsed: unknown = null;
+    const text = await res.text();
+    if (text) {
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = null;
+      }
+    }
+    if (res.ok) return { ok: true, data: map(parsed) };
+    if (res.status === 401) opts.onUnauthorized?.();
+    const e = (parsed as ApiErrorBody | null)?.error;
+    let message = e?.message ?? `HTTP ${res.status}`;
+    // An admin route this engine does not have yet (a feature still being built) says so plainly.
+    if (res.status === 404 && e?.code === 'not_found' && /no admin endpoint/.test(message)) {
+      message = `this gateway does not offer ${method} ${path.split('?')[0]} (${message})`;
+    }
+    return {
+      ok: false,
+      error: message,
+      ...(e?.field ? { field: e.field } : {}),
+      ...(e?.code ? { code: e.code } : {}),
+    };
+  }
+
+  const asNull = (): null => null;
+
+  return {
+    getSnapshot: () => call<Snapshot>('GET', '/api/state'),
+    getLogs(limit: number, query: LogQuery = {}) {
+      const q = new URLSearchParams({ limit: String(limit) });
+      if (query.provider) q.set('provider', query.provider);
+      if (query.connection) q.set('connection', query.connection);
+      if (query.status !== undefined) q.set('status', String(query.status));
+      if (query.errorsOnly) q.set('errors', 'true');
+      if (query.beforeId !== undefined) q.set('beforeId', String(query.beforeId));
+      return call<RequestLogEntry[]>('GET', `/api/logs?${q}`);
+    },
+    listProviders: () => call<ProviderView[]>('GET', '/api/providers'),
+    saveProvider: (input) => call<ProviderView>('POST', '/api/providers', input),
+    deleteProvider: (id) => call('DELETE', `/api/providers/${enc(id)}`, undefined, asNull),
+    saveConnection: (provider, input) =>
+      call<ConnectionView>('POST', `/api/providers/${enc(provider)}/connections`, input),
+    deleteConnection: (id) => call('DELETE', `/api/connections/${enc(id)}`, undefined, asNull),
+    listCombos: () => call<ComboConfig[]>('GET', '/api/combos'),
+    saveCombo: (input) => call<ComboConfig>('POST', '/api/combos', input),
+    deleteCombo: (name) => call('DELETE', `/api/combos/${enc(name)}`, undefined, asNull),
+    getSettings: () => call<SettingView[]>('GET', '/api/settings'),
+    updateSettings: (values) => call<SettingView[]>('PATCH', '/api/settings', values),
+    resetBreaker: (provider) =>
+      call('POST', '/api/resilience/reset', provider === undefined ? {} : { provider }),
+    clearConnectionState: (connection) =>
+      call('POST', '/api/resilience/connections', { connection }),
+    reenableModel: (key) =>
+      call('DELETE', '/api/resilience/model-cooldowns', {
+        provider: key.provider,
+        connection: key.connection,
+        model: key.model,
+      }),
+    releaseLease: (connection) =>
+      call('POST', '/api/v1/session-leases', { action: 'release', connection }),
+    pause: () => call<GatewayRunState>('POST', '/api/gateway/pause'),
+    resume: () => call<GatewayRunState>('POST', '/api/gateway/resume'),
+  };
+}
+
+// ---------------------------------------------------------------------------
+// Server-Sent Events
+// ---------------------------------------------------------------------------
+
+export interface SseMessage {
+  event: string;
+  data: string;
+}
+
+/**
+ * Incremental SSE parser: feed it text as it arrives, get complete messages back. Comments
+ * (`: keep-alive`) are skipped; a message without `event:` is `message`.
+ */
+export function createSseParser(): (chunk: string) => SseMessage[] {
+  let buffer = '';
+  return (chunk) => {
+    buffer += chunk.replace(/\r\n?/g, '\n');
+    const out: SseMessage[] = [];
+    let end = buffer.indexOf('\n\n');
+    while (end !== -1) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      let event = 'message';
+      const data: string[] = [];
+      for (const line of block.split('\n')) {
+        if (line === '' || line.startsWith(':')) continue;
+        const colon = line.indexOf(':');
+        const field = colon === -1 ? line : line.slice(0, colon);
+        const value = colon === -1 ? '' : line.slice(colon + 1).replace(/^ /, '');
+        if (field === 'event') event = value;
+        else if (field === 'data') data.push(value);
+      }
+      if (data.length > 0) out.push({ event, data: data.join('\n') });
+      end = buffer.indexOf('\n\n');
+    }
+    return out;
+  };
+}
