@@ -658,6 +658,14 @@ async function main() {
     const breakwater = await startBreakwater();
     const all = [direct, reference, breakwater];
     const results = {};
+    // Warm every system up (JIT, upstream keep-alive pools) before anything is measured.
+    log('warm-up');
+    for (const stream of [false, true]) {
+      await setStep(stream ? { text: STREAM_TEXT, chunks: 100 } : { text: ANSWER_1KB });
+      for (const s of all) {
+        await ask('throughput', job(s, stream, { concurrency: 64, warmupMs: 0, durationMs: 1000 }));
+      }
+    }
     if (wanted('latency')) results.latency = await scenarioLatency(all);
     if (wanted('throughput')) results.throughput = await scenarioThroughput(all, false);
     if (wanted('streamThroughput')) results.streamThroughput = await scenarioThroughput(all, true);
