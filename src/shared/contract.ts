@@ -4,8 +4,12 @@
 
 /** Wire format a client speaks (decided by the endpoint it calls). */
 export type ClientFormat = 'openai-chat' | 'openai-responses' | 'anthropic';
-/** Wire format a provider speaks (`format` in the config file). */
-export type ProviderFormat = 'openai' | 'anthropic';
+/**
+ * Wire format a provider speaks (`format` in the config file): `openai` serves Chat Completions
+ * and Responses, `openai-chat` only Chat Completions (Ollama, LM Studio, DeepSeek, …),
+ * `anthropic` Messages.
+ */
+export type ProviderFormat = 'openai' | 'openai-chat' | 'anthropic';
 export type AuthClass = 'api_key' | 'oauth' | 'local';
 
 // ---------------------------------------------------------------------------

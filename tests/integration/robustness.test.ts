@@ -195,15 +195,14 @@ describe("bad input gets a clear error in the caller's format and leaves the ser
     expect(JSON.parse(res.body).error.code).toBe('ambiguous_model');
   });
 
-  it('an Anthropic request for an OpenAI-format provider → 400 naming the mismatch', async () => {
+  it('an Anthropic request for an OpenAI-format provider is translated, not refused', async () => {
     const res = await raw('/v1/messages', {
       headers: json,
       body: JSON.stringify({ model: 'gpt-test', max_tokens: 5, messages }),
     });
-    expect(res.status).toBe(400);
-    const err = JSON.parse(res.body).error;
-    expect(err.code).toBe('format_mismatch');
-    expect(err.message).toContain('oa/gpt-test (openai)');
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body)).toMatchObject({ type: 'message', role: 'assistant' });
+    expect(gw.primary.requests.at(-1)!.path).toBe('/v1/chat/completions');
   });
 
   it('a foreign Origin → 403', async () => {

@@ -8,6 +8,9 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { type FakeToolCall, type ToolReply, toolReplyBody, toolReplyStream } from './fake-tools';
+
+export type { FakeToolCall } from './fake-tools';
 
 /** What one generation request gets. Every field is optional; `{}` is a plain success. */
 export interface FakeStep {
@@ -53,6 +56,11 @@ export interface FakeStep {
    * write, so a client on the same machine can tell how long each chunk took to reach it.
    */
   stampMarker?: string;
+  /**
+   * Answer with these tool calls (after `text`, which then defaults to none), finish reason
+   * `tool_calls` / `tool_use`; streamed with each call's arguments split into `chunks` deltas.
+   */
+  toolCalls?: FakeToolCall[];
 }
 
 export interface RecordedRequest {
@@ -721,17 +729,36 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
       return sendJson(res, status, statusErrorBody(format, status, requestId), headers);
 
     const model = body.model as string;
-    const text = step.text ?? DEFAULT_REPLY_TEXT;
+    const text = step.text ?? (step.toolCalls ? '' : DEFAULT_REPLY_TEXT);
     const usage: Usage = step.usage ?? {
       input: estimateTokens(rawBody),
       output: estimateTokens(text),
     };
     const created = Math.floor(started / 1000);
     const stream = body.stream === true;
+    const toolReply: ToolReply | null = step.toolCalls
+      ? {
+          route: r,
+          id:
+            r === 'chat'
+              ? `chatcmpl-${tag}${n}`
+              : r === 'responses'
+                ? `resp_${tag}${n}`
+                : `msg_${tag}${n}`,
+          suffix: `${tag}${n}`,
+          created,
+          model,
+          text,
+          calls: step.toolCalls,
+          usage,
+          chunks: step.chunks ?? 3,
+        }
+      : null;
 
     if (!stream) {
-      const payload =
-        r === 'chat'
+      const payload = toolReply
+        ? toolReplyBody(toolReply)
+        : r === 'chat'
           ? chatCompletion(`chatcmpl-${tag}${n}`, created, model, text, usage)
           : r === 'responses'
             ? responseObject(
@@ -772,8 +799,12 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
       return;
     }
     const parts = split(text, step.chunks ?? DEFAULT_CHUNKS);
-    const plan =
-      r === 'chat'
+    const plan = toolReply
+      ? toolReplyStream(
+          toolReply,
+          (body.stream_options as Json | undefined)?.include_usage === true,
+        )
+      : r === 'chat'
         ? chatStream(
             `chatcmpl-${tag}${n}`,
             created,

@@ -1,0 +1,154 @@
+// Translation between the three wire formats, as the proxy pipeline uses it. Each format's
+// adapter converts to and from the internal representation (ir.ts); this module picks adapters.
+import type { ClientFormat, ProviderFormat } from '../../../shared/contract';
+import * as anthropic from './anthropic';
+import * as chat from './chat';
+import {
+  type IrError,
+  type IrRequest,
+  type IrResponse,
+  type IrUsage,
+  type Json,
+  obj,
+  type Parsed,
+  type StreamParser,
+  type StreamWriter,
+  TranslationError,
+  type WireFormat,
+} from './ir';
+import * as responses from './responses';
+import { responseEvents, StreamTranslator } from './stream';
+
+export { type IrUsage, StreamTranslator, TranslationError, type WireFormat };
+
+/**
+ * The API a provider is called in for a client of `client`'s format, or null when the client's
+ * bytes can go through untouched. `openai` providers serve Chat and Responses; `openai-chat`
+ * providers serve Chat only; `anthropic` providers serve Messages.
+ */
+export function upstreamFormatFor(
+  client: ClientFormat,
+  provider: ProviderFormat,
+): WireFormat | null {
+  if (provider === 'anthropic') return client === 'anthropic' ? null : 'anthropic';
+  if (client === 'openai-chat') return null;
+  if (client === 'openai-responses' && provider === 'openai') return null;
+  return 'openai-chat';
+}
+
+export function parseRequest(format: WireFormat, body: Json): Parsed<IrRequest> {
+  if (format === 'anthropic') return anthropic.parseRequest(body);
+  if (format === 'openai-chat') return chat.parseRequest(body);
+  return responses.parseRequest(body);
+}
+
+export function emitRequest(
+  format: WireFormat,
+  ir: IrRequest,
+  provider: ProviderFormat = 'openai',
+): Parsed<Json> {
+  if (format === 'anthropic') return anthropic.emitRequest(ir);
+  if (format === 'openai-chat') {
+    return chat.emitRequest(ir, {
+      maxTokensField: provider === 'openai' ? 'max_completion_tokens' : 'max_tokens',
+    });
+  }
+  return responses.emitRequest(ir);
+}
+
+/** Distinct, in first-seen order: the value of `X-Breakwater-Dropped`. */
+export function droppedHeader(dropped: readonly string[]): string {
+  return [...new Set(dropped)].join(', ');
+}
+
+export function parseResponse(format: WireFormat, body: Json): IrResponse {
+  if (format === 'anthropic') return anthropic.parseResponse(body);
+  if (format === 'openai-chat') return chat.parseResponse(body);
+  return responses.parseResponse(body);
+}
+
+/** `nowMs` fills the creation time fields the client format requires. */
+export function emitResponse(format: WireFormat, ir: IrResponse, nowMs: number): Json {
+  if (format === 'anthropic') return anthropic.emitResponse(ir);
+  if (format === 'openai-chat') return chat.emitResponse(ir, Math.floor(nowMs / 1000));
+  return responses.emitResponse(ir, Math.floor(nowMs / 1000));
+}
+
+export function createStreamParser(format: WireFormat): StreamParser {
+  if (format === 'anthropic') return anthropic.createStreamParser();
+  if (format === 'openai-chat') return chat.createStreamParser();
+  return responses.createStreamParser();
+}
+
+export interface WriterOptions {
+  nowMs: number;
+  /** Chat clients get a usage chunk only when they asked (`stream_options.include_usage`). */
+  includeUsage: boolean;
+}
+
+export function createStreamWriter(format: WireFormat, opts: WriterOptions): StreamWriter {
+  const created = Math.floor(opts.nowMs / 1000);
+  if (format === 'anthropic') return anthropic.createStreamWriter();
+  if (format === 'openai-chat') {
+    return chat.createStreamWriter({ created, includeUsage: opts.includeUsage });
+  }
+  return responses.createStreamWriter({ createdAt: created });
+}
+
+export function createStreamTranslator(
+  upstream: WireFormat,
+  client: WireFormat,
+  opts: WriterOptions,
+): StreamTranslator {
+  return new StreamTranslator(createStreamParser(upstream), createStreamWriter(client, opts));
+}
+
+/** A whole (non-streamed) upstream answer as a client stream. */
+export function responseAsStream(
+  upstream: WireFormat,
+  client: WireFormat,
+  body: Json,
+  opts: WriterOptions,
+): { text: string; usage: IrUsage } {
+  const t = new StreamTranslator(createStreamParser(upstream), createStreamWriter(client, opts));
+  const text = t.apply(responseEvents(parseResponse(upstream, body)));
+  // No SSE went through the parser, so only the writer has closing events to add.
+  return { text: text + t.close(), usage: t.usage };
+}
+
+/** An upstream error body (any format) as an IR error, or null when it is not one. */
+export function parseError(upstream: WireFormat, status: number, body: unknown): IrError | null {
+  if (upstream === 'anthropic') return anthropic.parseError(status, body);
+  if (upstream === 'openai-chat') return chat.parseError(status, body);
+  return responses.parseError(status, body);
+}
+
+/**
+ * A rough input-token count (about four characters per token, images a flat 1,600) for
+ * `count_tokens` on providers that have no such endpoint. Labelled an estimate wherever shown.
+ */
+export function estimateInputTokens(ir: IrRequest): number {
+  let chars = 0;
+  let images = 0;
+  for (const s of ir.system) chars += s.length;
+  for (const m of ir.messages) {
+    chars += 8;
+    for (const p of m.parts) {
+      if (p.type === 'text' || p.type === 'reasoning') chars += p.text.length;
+      else if (p.type === 'image') images++;
+      else if (p.type === 'tool_call') chars += p.name.length + p.arguments.length;
+      else {
+        for (const c of p.content) {
+          if (c.type === 'text') chars += c.text.length;
+          else images++;
+        }
+      }
+    }
+  }
+  for (const t of ir.tools) {
+    chars += t.name.length + (t.description?.length ?? 0) + JSON.stringify(t.parameters).length;
+  }
+  return Math.ceil(chars / 4) + images * 1600;
+}
+
+export const isJsonObject = (v: unknown): v is Json => obj(v) !== null;

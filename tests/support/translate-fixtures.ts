@@ -1,0 +1,104 @@
+// Helpers for the translation golden tests: fixtures in tests/fixtures/translate/ are real-shaped
+// bodies and streams of each API; goldens in tests/fixtures/translate/golden/ are the reviewed
+// translations (vitest file snapshots, regenerated with `npx vitest run -u`).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type ErrorKind, errorBody } from '../../src/main/engine/proxy/client-errors';
+import {
+  createStreamTranslator,
+  emitRequest,
+  emitResponse,
+  parseError,
+  parseRequest,
+  parseResponse,
+} from '../../src/main/engine/translate';
+import type { Json, WireFormat } from '../../src/main/engine/translate/ir';
+import { SseDecoder } from '../../src/main/engine/translate/stream';
+
+export const FIXTURES = join(__dirname, '..', 'fixtures', 'translate');
+export const NOW_MS = 1_750_000_000_000;
+export const FORMATS: readonly WireFormat[] = ['anthropic', 'openai-chat', 'openai-responses'];
+
+const SHORT: Record<WireFormat, string> = {
+  anthropic: 'anthropic',
+  'openai-chat': 'chat',
+  'openai-responses': 'responses',
+};
+
+export function fixture<T = Json>(name: string): T {
+  return JSON.parse(readFileSync(join(FIXTURES, name), 'utf8')) as T;
+}
+
+export function requestCases(from: WireFormat): Record<string, Json> {
+  return fixture(`request-${SHORT[from]}.json`);
+}
+
+export function goldenPath(kind: string, from: WireFormat, to: WireFormat, name = ''): string {
+  return `../fixtures/translate/golden/${kind}.${SHORT[from]}-to-${SHORT[to]}${name ? `.${name}` : ''}.json`;
+}
+
+export const pretty = (v: unknown): string => `${JSON.stringify(v, null, 2)}\n`;
+
+export function translateRequest(from: WireFormat, to: WireFormat, body: Json) {
+  const parsed = parseRequest(from, body);
+  const emitted = emitRequest(to, parsed.value, to === 'openai-chat' ? 'openai-chat' : 'openai');
+  return { body: emitted.value, dropped: [...new Set([...parsed.dropped, ...emitted.dropped])] };
+}
+
+export function responseFixture(from: WireFormat): Json {
+  return fixture(`response-${SHORT[from]}.json`);
+}
+
+export function translateResponse(from: WireFormat, to: WireFormat, body: Json): Json {
+  return emitResponse(to, parseResponse(from, body), NOW_MS);
+}
+
+export function streamFixture(from: WireFormat): string {
+  return readFileSync(join(FIXTURES, `stream-${SHORT[from]}.sse`), 'utf8');
+}
+
+/** SSE text as a list of events (data parsed when it is JSON). */
+export function sseEvents(text: string): { event: string | null; data: unknown }[] {
+  const out: { event: string | null; data: unknown }[] = [];
+  const d = new SseDecoder();
+  const on = (event: string | null, data: string) => {
+    let parsed: unknown = data;
+    try {
+      parsed = JSON.parse(data);
+    } catch {
+      // `[DONE]`
+    }
+    out.push({ event, data: parsed });
+  };
+  d.push(Buffer.from(text), on);
+  d.end(on);
+  return out;
+}
+
+/** Translates a whole SSE text, fed in `chunkSize`-byte pieces (Infinity: one piece). */
+export function translateStream(
+  from: WireFormat,
+  to: WireFormat,
+  sse: string,
+  chunkSize = Number.POSITIVE_INFINITY,
+): string {
+  const t = createStreamTranslator(from, to, { nowMs: NOW_MS, includeUsage: true });
+  const bytes = Buffer.from(sse);
+  let out = '';
+  const step = Math.min(chunkSize, bytes.length);
+  for (let i = 0; i < bytes.length; i += step) out += t.push(bytes.subarray(i, i + step));
+  return out + t.end();
+}
+
+export function translateError(from: WireFormat, to: WireFormat, status: number, body: unknown) {
+  const err = parseError(from, status, body);
+  if (!err) throw new Error('not an error body');
+  return errorBody(to, {
+    status,
+    kind: err.kind as ErrorKind,
+    code: err.code,
+    message: err.message,
+  });
+}
+
+export const others = (f: WireFormat): WireFormat[] => FORMATS.filter((x) => x !== f);
