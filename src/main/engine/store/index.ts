@@ -6,6 +6,7 @@ import { type Db, openDatabase } from './database';
 import { createProviderRepo, type ProviderRepo } from './providers';
 import { createRequestLog, type RequestLog, type RequestLogOptions } from './request-log';
 import { createResilienceRepo, type ResilienceRepo } from './resilience';
+import { createSessionPinRepo, type SessionPinRepo } from './session-pins';
 import { createSettingsRepo, type SettingsRepo } from './settings';
 
 export interface StoreOptions {
@@ -20,6 +21,7 @@ export interface Store {
   settings: SettingsRepo;
   requestLog: RequestLog;
   resilience: ResilienceRepo;
+  sessionPins: SessionPinRepo;
   /** Flushes the request log, then closes the database. Safe to call more than once. */
   close(): void;
 }
@@ -37,6 +39,7 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
       settings: createSettingsRepo(db),
       requestLog,
       resilience: createResilienceRepo(db),
+      sessionPins: createSessionPinRepo(db),
       close() {
         if (closed) return;
         closed = true;
@@ -66,4 +69,5 @@ export {
 export type { ProviderRecord, ProviderRepo } from './providers';
 export type { RecentQuery, RequestLog, RequestLogOptions, RequestLogStats } from './request-log';
 export type { ResilienceChanges, ResilienceRepo } from './resilience';
+export type { SessionPin, SessionPinRepo } from './session-pins';
 export type { SettingsRepo } from './settings';

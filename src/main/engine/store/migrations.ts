@@ -119,6 +119,18 @@ export const migrations: readonly Migration[] = [
       CREATE INDEX model_lockouts_connection ON model_lockouts(connection_id);
     `,
   },
+  {
+    version: 3,
+    name: 'session affinity pins',
+    up: `
+      CREATE TABLE session_pins (
+        session TEXT PRIMARY KEY,
+        connection_id TEXT NOT NULL REFERENCES connections(id) ON DELETE CASCADE,
+        expires_at INTEGER NOT NULL
+      );
+      CREATE INDEX session_pins_expires ON session_pins(expires_at);
+    `,
+  },
 ];
 
 /** Highest schema version this build knows how to read and write. */
