@@ -289,6 +289,39 @@ describe('OpenAI Responses API streaming with a tool call', () => {
     });
   }
 
+  it("carries Codex's freeform apply_patch tool to a Chat-only provider and back", async () => {
+    const patch = '*** Begin Patch\n*** Update File: a.ts\n-a\n+b\n*** End Patch\n';
+    gw.primary.script({
+      toolCalls: [{ id: 'call_p', name: 'apply_patch', arguments: { input: patch } }],
+    });
+    const tools: OpenAI.Responses.Tool[] = [
+      { type: 'custom', name: 'apply_patch', description: 'Edit files with a patch.' },
+    ];
+    const final = await openai.responses
+      .stream({ model: 'oc/chat-model', input: 'Rename a to b', tools })
+      .finalResponse();
+    expect(final.output).toMatchObject([
+      { type: 'custom_tool_call', call_id: 'call_p', name: 'apply_patch', input: patch },
+    ]);
+    expect(gw.primary.requests.at(-1)!.body.tools[0]).toMatchObject({
+      type: 'function',
+      function: { name: 'apply_patch', parameters: { required: ['input'] } },
+    });
+    // The next turn sends the call and its output back; the provider sees a tool result.
+    gw.primary.script({ text: 'Done.' });
+    const next = await openai.responses.create({
+      model: 'oc/chat-model',
+      tools,
+      input: [
+        { role: 'user', content: 'Rename a to b' },
+        { type: 'custom_tool_call', call_id: 'call_p', name: 'apply_patch', input: patch },
+        { type: 'custom_tool_call_output', call_id: 'call_p', output: 'Success.' },
+      ],
+    });
+    expect(next.output_text).toBe('Done.');
+    expect(toolResultIds(gw.primary.requests.at(-1)!)).toEqual(['call_p']);
+  });
+
   it('refuses previous_response_id when the provider cannot hold that state', async () => {
     const err = await openai.responses
       .create({ model: 'oc/chat-model', input: 'more', previous_response_id: 'resp_123' })

@@ -1,8 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { parseRequest, TranslationError } from '../../src/main/engine/translate';
+import {
+  createStreamTranslator,
+  emitResponse,
+  parseRequest,
+  TranslationError,
+} from '../../src/main/engine/translate';
+import type { IrResponse, Json } from '../../src/main/engine/translate/ir';
+import { responseEvents } from '../../src/main/engine/translate/stream';
 import {
   fixture,
   goldenPath,
+  NOW_MS,
   others,
   pretty,
   requestCases,
@@ -136,6 +144,71 @@ describe('from Responses: answers', () => {
     expect(translateError(FROM, 'anthropic', status, body)).toMatchObject({
       type: 'error',
       error: { type: 'invalid_request_error', code: 'invalid_value' },
+    });
+  });
+});
+
+describe('from Responses: freeform (custom) tools such as Codex apply_patch', () => {
+  const custom = new Set(['apply_patch']);
+
+  it('become a function with one string argument, input; history calls keep their text', () => {
+    const t = translateRequest(FROM, 'openai-chat', cases.codex_freeform_tool!);
+    expect(t.dropped).toEqual([]);
+    const tool = (t.body.tools as { function: { name: string; parameters: Json } }[])[0]!;
+    expect(tool.function.name).toBe('apply_patch');
+    expect(tool.function.parameters).toMatchObject({ required: ['input'] });
+    expect(JSON.stringify(tool.function.parameters)).toContain('*** Begin Patch');
+    const messages = t.body.messages as Json[];
+    const call = (messages[2]!.tool_calls as { function: { arguments: string } }[])[0]!;
+    expect(JSON.parse(call.function.arguments).input).toMatch(/^\*\*\* Begin Patch\n/);
+    expect(messages[3]).toMatchObject({ role: 'tool', tool_call_id: 'call_patch1' });
+  });
+
+  const patch = '*** Begin Patch\n*** Add File: x.ts\n+x\n*** End Patch\n';
+  const answer: IrResponse = {
+    id: 'chatcmpl-1',
+    model: 'm',
+    parts: [
+      {
+        type: 'tool_call',
+        id: 'call_9',
+        name: 'apply_patch',
+        arguments: JSON.stringify({ input: patch }),
+      },
+    ],
+    stop: 'tool_use',
+    stopSequence: null,
+    usage: { input: 1, output: 1, cached: null, cacheCreation: null, reasoning: null },
+  };
+
+  it('their calls come back as custom_tool_call items with the raw input', () => {
+    const r = emitResponse('openai-responses', answer, NOW_MS, custom);
+    expect(r.output).toEqual([
+      expect.objectContaining({
+        type: 'custom_tool_call',
+        call_id: 'call_9',
+        name: 'apply_patch',
+        input: patch,
+      }),
+    ]);
+  });
+
+  it('and stream as custom_tool_call_input events', () => {
+    const t = createStreamTranslator('openai-chat', 'openai-responses', {
+      nowMs: NOW_MS,
+      includeUsage: false,
+      customTools: custom,
+    });
+    const text = t.apply(responseEvents(answer)) + t.close();
+    const events = sseEvents(text);
+    expect(events.map((e) => e.event)).toContain('response.custom_tool_call_input.done');
+    expect(
+      events.find((e) => e.event === 'response.custom_tool_call_input.done')!.data,
+    ).toMatchObject({
+      input: patch,
+    });
+    expect(events.at(-1)!.data).toMatchObject({
+      response: { output: [{ type: 'custom_tool_call', input: patch }] },
     });
   });
 });

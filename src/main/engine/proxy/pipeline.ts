@@ -10,6 +10,7 @@ import type { ResilienceManager } from '../resilience/manager';
 import { type Candidate, expandCandidates, resolveModel } from '../routing/resolve';
 import {
   createStreamTranslator,
+  customToolsOf,
   droppedHeader,
   emitRequest,
   emitResponse,
@@ -235,6 +236,8 @@ interface TranslatedBody {
   json: Record<string, unknown>;
   /** What the translation left out knowingly: the `X-Breakwater-Dropped` header. */
   dropped: string;
+  /** Freeform tools of a Responses client, whose calls go back as `custom_tool_call`. */
+  customTools: ReadonlySet<string>;
 }
 
 /** The upstream API a candidate is called in when it is not the client's own, else null. */
@@ -270,6 +273,7 @@ function translateFor(ctx: RequestContext, targets: Candidate['target'][]) {
         wire,
         json: emitted.value,
         dropped: droppedHeader([...ir.dropped, ...emitted.dropped]),
+        customTools: customToolsOf(ir.value),
       });
       kept.push(t);
     } catch (err) {
@@ -762,10 +766,12 @@ async function relayTranslated(
   const isSse = String(upstream.headers['content-type'] ?? '').includes('text/event-stream');
   const headers = clientResponseHeaders(upstream.headers);
   delete headers['content-type'];
+  const customTools = translatedFor(ctx, candidate)?.customTools;
   const writerOpts = {
     nowMs: ctx.now(),
     includeUsage:
       (ctx.body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true,
+    ...(customTools ? { customTools } : {}),
   };
   ctx.status = upstream.statusCode;
   const broke = (err: unknown): boolean => {
@@ -800,7 +806,14 @@ async function relayTranslated(
     try {
       parsed = isSse ? null : await readWhole();
     } catch (err) {
-      if (broke(err)) fail(ctx, res, { ...invalidAnswer, message: ctx.errorMessage ?? '' });
+      if (broke(err)) {
+        fail(ctx, res, {
+          status: 502,
+          kind: 'upstream',
+          code: 'upstream_stream_interrupted',
+          message: `the answer from ${candidate.target.label} broke off: ${ctx.errorMessage}`,
+        });
+      }
       return;
     }
     if (!parsed) {
@@ -809,7 +822,7 @@ async function relayTranslated(
     }
     const ir = parseResponse(wire, parsed);
     setUsage(ctx, ir.usage);
-    const body = JSON.stringify(emitResponse(client, ir, ctx.now()));
+    const body = JSON.stringify(emitResponse(client, ir, ctx.now(), customTools));
     if (ctx.clientGone) return markClientAbort(ctx);
     res.writeHead(upstream.statusCode, {
       ...headers,

@@ -67,11 +67,24 @@ export function parseResponse(format: WireFormat, body: Json): IrResponse {
   return responses.parseResponse(body);
 }
 
-/** `nowMs` fills the creation time fields the client format requires. */
-export function emitResponse(format: WireFormat, ir: IrResponse, nowMs: number): Json {
+/**
+ * `nowMs` fills the creation time fields the client format requires; `customTools` names the
+ * request's freeform tools (Responses clients get their calls as `custom_tool_call` items).
+ */
+export function emitResponse(
+  format: WireFormat,
+  ir: IrResponse,
+  nowMs: number,
+  customTools: ReadonlySet<string> = new Set(),
+): Json {
   if (format === 'anthropic') return anthropic.emitResponse(ir);
   if (format === 'openai-chat') return chat.emitResponse(ir, Math.floor(nowMs / 1000));
-  return responses.emitResponse(ir, Math.floor(nowMs / 1000));
+  return responses.emitResponse(ir, Math.floor(nowMs / 1000), customTools);
+}
+
+/** Names of the request's freeform tools (see `IrTool.custom`). */
+export function customToolsOf(ir: IrRequest): ReadonlySet<string> {
+  return new Set(ir.tools.filter((t) => t.custom).map((t) => t.name));
 }
 
 export function createStreamParser(format: WireFormat): StreamParser {
@@ -84,6 +97,8 @@ export interface WriterOptions {
   nowMs: number;
   /** Chat clients get a usage chunk only when they asked (`stream_options.include_usage`). */
   includeUsage: boolean;
+  /** The request's freeform tools (Responses clients). */
+  customTools?: ReadonlySet<string>;
 }
 
 export function createStreamWriter(format: WireFormat, opts: WriterOptions): StreamWriter {
@@ -92,7 +107,10 @@ export function createStreamWriter(format: WireFormat, opts: WriterOptions): Str
   if (format === 'openai-chat') {
     return chat.createStreamWriter({ created, includeUsage: opts.includeUsage });
   }
-  return responses.createStreamWriter({ createdAt: created });
+  return responses.createStreamWriter({
+    createdAt: created,
+    ...(opts.customTools ? { custom: opts.customTools } : {}),
+  });
 }
 
 export function createStreamTranslator(

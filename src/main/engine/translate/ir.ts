@@ -53,6 +53,11 @@ export interface IrTool {
   description: string | null;
   /** JSON Schema of the arguments (an object schema). */
   parameters: Json;
+  /**
+   * A Responses freeform (`custom`) tool: its input is plain text, carried to other formats as
+   * a function with one string argument, `input` (see `customInput`).
+   */
+  custom?: boolean;
 }
 
 export type IrToolChoice =
@@ -234,6 +239,17 @@ export function imageFromUrl(url: string): IrImage {
   return d
     ? { type: 'image', url: null, mediaType: d.mediaType, data: d.data }
     : { type: 'image', url, mediaType: null, data: null };
+}
+
+/** The text input of a freeform tool's call from its `{"input": …}` arguments. */
+export function customInput(args: string): string {
+  try {
+    const v = JSON.parse(args) as unknown;
+    const input = obj(v)?.input;
+    return typeof input === 'string' ? input : args;
+  } catch {
+    return args;
+  }
 }
 
 /** Parses tool arguments for formats that carry them as objects; bad JSON is kept as text. */

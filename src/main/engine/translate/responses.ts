@@ -2,6 +2,7 @@
 import { type ErrorKind, errorBody, kindForStatus } from '../proxy/client-errors';
 import {
   arr,
+  customInput,
   type Effort,
   effortFor,
   emptyRequest,
@@ -13,6 +14,7 @@ import {
   type IrResponse,
   type IrStop,
   type IrText,
+  type IrTool,
   type IrUsage,
   imageFromUrl,
   imageUrlOf,
@@ -116,7 +118,14 @@ export function parseRequest(body: Json): Parsed<IrRequest> {
         name: str(item.name) ?? '',
         arguments: str(item.arguments) ?? '',
       });
-    } else if (type === 'function_call_output') {
+    } else if (type === 'custom_tool_call') {
+      pushPart(ir.messages, 'assistant', {
+        type: 'tool_call',
+        id: str(item.call_id) ?? '',
+        name: str(item.name) ?? '',
+        arguments: JSON.stringify({ input: str(item.input) ?? '' }),
+      });
+    } else if (type === 'function_call_output' || type === 'custom_tool_call_output') {
       const output = item.output;
       pushPart(ir.messages, 'user', {
         type: 'tool_result',
@@ -145,6 +154,10 @@ export function parseRequest(body: Json): Parsed<IrRequest> {
   }
   for (const t of arr(body.tools)) {
     const tool = obj(t);
+    if (tool?.type === 'custom') {
+      ir.tools.push(customTool(tool));
+      continue;
+    }
     if (tool?.type !== 'function') {
       dropped.push(`tools[${String(tool?.type)}]`);
       continue;
@@ -181,6 +194,28 @@ export function parseRequest(body: Json): Parsed<IrRequest> {
   }
   ir.user = str(body.user);
   return { value: ir, dropped };
+}
+
+/** A freeform tool as a function with one string argument; its grammar goes in the description. */
+function customTool(tool: Json): IrTool {
+  const format = obj(tool.format);
+  const grammar =
+    format?.type === 'grammar' && typeof format.definition === 'string'
+      ? ` It must match this ${str(format.syntax) ?? ''} grammar:\n${format.definition}`
+      : '';
+  return {
+    name: str(tool.name) ?? '',
+    description: str(tool.description),
+    parameters: {
+      type: 'object',
+      properties: {
+        input: { type: 'string', description: `The raw input for this tool.${grammar}` },
+      },
+      required: ['input'],
+      additionalProperties: false,
+    },
+    custom: true,
+  };
 }
 
 function inputContent(parts: (IrText | IrImage)[], role: 'user' | 'assistant'): Json[] {
@@ -371,7 +406,7 @@ function responseObject(
 const itemId = (prefix: string, responseId: string, n: number): string =>
   `${prefix}_${responseId.replace(/[^A-Za-z0-9]/g, '').slice(-24)}${n}`;
 
-function outputItem(p: IrResponse['parts'][number], id: string): Json {
+function outputItem(p: IrResponse['parts'][number], id: string, custom: ReadonlySet<string>): Json {
   if (p.type === 'text') {
     return {
       id,
@@ -389,6 +424,16 @@ function outputItem(p: IrResponse['parts'][number], id: string): Json {
       ...(p.signature ? { encrypted_content: p.signature } : {}),
     };
   }
+  if (custom.has(p.name)) {
+    return {
+      id,
+      type: 'custom_tool_call',
+      status: 'completed',
+      call_id: p.id,
+      name: p.name,
+      input: customInput(p.arguments),
+    };
+  }
   return {
     id,
     type: 'function_call',
@@ -399,9 +444,14 @@ function outputItem(p: IrResponse['parts'][number], id: string): Json {
   };
 }
 
-export function emitResponse(ir: IrResponse, createdAt: number): Json {
+/** `custom`: names of the request's freeform tools, whose calls are `custom_tool_call` items. */
+export function emitResponse(
+  ir: IrResponse,
+  createdAt: number,
+  custom: ReadonlySet<string> = new Set(),
+): Json {
   const prefix = { text: 'msg', reasoning: 'rs', tool_call: 'fc' } as const;
-  const output = ir.parts.map((p, i) => outputItem(p, itemId(prefix[p.type], ir.id, i)));
+  const output = ir.parts.map((p, i) => outputItem(p, itemId(prefix[p.type], ir.id, i), custom));
   return responseObject(
     ir.id,
     ir.model,
@@ -524,7 +574,7 @@ export function createStreamParser(): StreamParser {
 }
 
 interface OpenItem {
-  kind: 'message' | 'reasoning' | 'function_call';
+  kind: 'message' | 'reasoning' | 'function_call' | 'custom_tool_call';
   id: string;
   outputIndex: number;
   text: string;
@@ -534,7 +584,11 @@ interface OpenItem {
   closed: boolean;
 }
 
-export function createStreamWriter(opts: { createdAt: number }): StreamWriter {
+export function createStreamWriter(opts: {
+  createdAt: number;
+  /** Names of freeform tools: their calls become `custom_tool_call` items. */
+  custom?: ReadonlySet<string>;
+}): StreamWriter {
   let seq = 0;
   let id = 'resp_breakwater';
   let model = '';
@@ -565,6 +619,16 @@ export function createStreamWriter(opts: { createdAt: number }): StreamWriter {
         type: 'reasoning',
         summary: it.closed && it.text ? [{ type: 'summary_text', text: it.text }] : [],
         ...(it.closed && it.signature ? { encrypted_content: it.signature } : {}),
+      };
+    }
+    if (it.kind === 'custom_tool_call') {
+      return {
+        id: it.id,
+        type: 'custom_tool_call',
+        status: it.closed ? 'completed' : 'in_progress',
+        call_id: it.callId,
+        name: it.name,
+        input: it.closed ? customInput(it.text) : '',
       };
     }
     return {
@@ -610,6 +674,11 @@ export function createStreamWriter(opts: { createdAt: number }): StreamWriter {
           part: { type: 'summary_text', text: it.text },
         });
       }
+    } else if (it.kind === 'custom_tool_call') {
+      // The input arrives as JSON fragments of `{"input": …}`: it is sent whole, once complete.
+      const input = customInput(it.text);
+      s += ev('response.custom_tool_call_input.delta', { ...loc, delta: input });
+      s += ev('response.custom_tool_call_input.done', { ...loc, input });
     } else {
       s += ev('response.function_call_arguments.done', { ...loc, arguments: it.text });
     }
@@ -619,7 +688,14 @@ export function createStreamWriter(opts: { createdAt: number }): StreamWriter {
   };
   const open = (kind: OpenItem['kind'], callId = '', name = ''): string => {
     let s = closeCurrent();
-    const prefix = kind === 'message' ? 'msg' : kind === 'reasoning' ? 'rs' : 'fc';
+    const prefix =
+      kind === 'message'
+        ? 'msg'
+        : kind === 'reasoning'
+          ? 'rs'
+          : kind === 'custom_tool_call'
+            ? 'ctc'
+            : 'fc';
     const it: OpenItem = {
       kind,
       id: itemId(prefix, id, items.length),
@@ -699,7 +775,8 @@ export function createStreamWriter(opts: { createdAt: number }): StreamWriter {
           return s;
         }
         case 'tool_start': {
-          const s = open('function_call', e.id, e.name);
+          const kind = opts.custom?.has(e.name) ? 'custom_tool_call' : 'function_call';
+          const s = open(kind, e.id, e.name);
           tools.set(e.index, current!);
           return s;
         }
@@ -707,7 +784,7 @@ export function createStreamWriter(opts: { createdAt: number }): StreamWriter {
           const it = tools.get(e.index);
           if (!it || e.delta === '') return '';
           it.text += e.delta;
-          if (it.closed) return '';
+          if (it.closed || it.kind === 'custom_tool_call') return '';
           return ev('response.function_call_arguments.delta', {
             item_id: it.id,
             output_index: it.outputIndex,
