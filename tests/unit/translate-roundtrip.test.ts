@@ -246,20 +246,29 @@ const usage = (withCacheCreation: boolean, withReasoning: boolean): fc.Arbitrary
 function response(format: WireFormat): fc.Arbitrary<IrResponse> {
   const base = { id, model: id, stopSequence: fc.constant(null) };
   if (format === 'anthropic') {
-    return fc.record({
-      ...base,
-      parts: fc.array(fc.oneof(text, toolCall, signedReasoning), { maxLength: 4 }),
-      stop: fc.constantFrom<IrStop>(
-        'end',
-        'max_tokens',
-        'tool_use',
-        'stop_sequence',
-        'refusal',
-        'pause',
-      ),
-      stopSequence: fc.option(word, { nil: null }),
-      usage: usage(true, false),
-    });
+    return (
+      fc
+        .record({
+          ...base,
+          parts: fc.array(fc.oneof(text, toolCall, signedReasoning), { maxLength: 4 }),
+          stop: fc.constantFrom<IrStop>(
+            'end',
+            'max_tokens',
+            'tool_use',
+            'stop_sequence',
+            'refusal',
+            'pause',
+          ),
+          stopSequence: fc.option(word, { nil: null }),
+          usage: usage(true, false),
+        })
+        // An answer with tool calls ends with `tool_use`, whatever the upstream said.
+        .map((r) =>
+          r.stop === 'end' && r.parts.some((p) => p.type === 'tool_call')
+            ? { ...r, stop: 'tool_use' as IrStop }
+            : r,
+        )
+    );
   }
   if (format === 'openai-chat') {
     return fc

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createStreamTranslator } from '../../src/main/engine/translate';
+import { createStreamTranslator, droppedHeader } from '../../src/main/engine/translate';
 import type { WireFormat } from '../../src/main/engine/translate/ir';
 import { SseDecoder } from '../../src/main/engine/translate/stream';
 import { FORMATS, NOW_MS, others, sseEvents, streamFixture } from '../support/translate-fixtures';
@@ -108,5 +108,28 @@ describe('SSE decoding', () => {
     for (let i = 0; i < bytes.length; i++)
       d.push(bytes.subarray(i, i + 1), (_e, data) => got.push(data));
     expect(got).toEqual(['"héllo 🌊"']);
+  });
+});
+
+describe('X-Breakwater-Dropped', () => {
+  it('stays a valid header whatever keys the client sent', () => {
+    const value = droppedHeader(['top_k', 'bad\r\nkey', 'ünïcode', 'top_k', 'x'.repeat(2000)]);
+    expect(value.startsWith('top_k, bad??key, ?n?code, ')).toBe(true);
+    expect(value.length).toBeLessThanOrEqual(1024);
+    expect(value).toMatch(/^[\x20-\x7e]*$/);
+  });
+});
+
+describe('a Chat server that finishes a tool-calling turn with "stop"', () => {
+  it('still gives an Anthropic client stop_reason tool_use', () => {
+    const sse = streamFixture('openai-chat').replace(
+      '"finish_reason":"tool_calls"',
+      '"finish_reason":"stop"',
+    );
+    const t = createStreamTranslator('openai-chat', 'anthropic', opts);
+    const events = sseEvents(t.push(Buffer.from(sse)) + t.end());
+    expect(events.find((e) => e.event === 'message_delta')!.data).toMatchObject({
+      delta: { stop_reason: 'tool_use' },
+    });
   });
 });

@@ -370,7 +370,11 @@ export function emitResponse(ir: IrResponse): Json {
           ? { type: 'thinking', thinking: p.text, signature: p.signature ?? '' }
           : { type: 'tool_use', id: p.id, name: p.name, input: argumentsObject(p.arguments) },
     ),
-    stop_reason: STOP_OUT[ir.stop],
+    // Some Chat servers finish a tool-calling turn with `stop`: the calls are what counts.
+    stop_reason:
+      STOP_OUT[
+        ir.stop === 'end' && ir.parts.some((p) => p.type === 'tool_call') ? 'tool_use' : ir.stop
+      ],
     stop_sequence: ir.stopSequence,
     usage: usageOut(ir.usage),
   };
@@ -607,7 +611,8 @@ export function createStreamWriter(): StreamWriter {
       return `${head}${close()}${sse('message_delta', {
         type: 'message_delta',
         delta: {
-          stop_reason: STOP_OUT[stop ?? (sawTool ? 'tool_use' : 'end')],
+          stop_reason:
+            STOP_OUT[(stop ?? 'end') === 'end' && sawTool ? 'tool_use' : (stop ?? 'end')],
           stop_sequence: stopSequence,
         },
         usage: u,

@@ -56,9 +56,15 @@ export function emitRequest(
   return responses.emitRequest(ir);
 }
 
-/** Distinct, in first-seen order: the value of `X-Breakwater-Dropped`. */
+const HEADER_LIMIT = 1024;
+
+/**
+ * Distinct, in first-seen order: the value of `X-Breakwater-Dropped`. Names can come from the
+ * client's JSON keys, so anything a header cannot carry is replaced and the list is capped.
+ */
 export function droppedHeader(dropped: readonly string[]): string {
-  return [...new Set(dropped)].join(', ');
+  const value = [...new Set(dropped)].join(', ').replace(/[^\x20-\x7e]/g, '?');
+  return value.length > HEADER_LIMIT ? `${value.slice(0, HEADER_LIMIT - 1)}~` : value;
 }
 
 export function parseResponse(format: WireFormat, body: Json): IrResponse {
