@@ -124,8 +124,7 @@ export function createAdminClient(opts: AdminClientOptions): AdminActions {
         connection: key.connection,
         model: key.model,
       }),
-    releaseLease: (connection) =>
-      call('POST', '/api/v1/session-leases', { action: 'release', connection }),
+    releaseLease: (connection) => call('POST', '/api/leases/release', { connection }),
     pause: () => call<GatewayRunState>('POST', '/api/gateway/pause'),
     resume: () => call<GatewayRunState>('POST', '/api/gateway/resume'),
   };

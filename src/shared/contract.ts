@@ -54,6 +54,36 @@ export interface ConnectionConfig {
   apiKeyEnv?: string;
   maxConcurrent?: number;
   enabled?: boolean;
+  /** Never cool this connection (errors still show; model lockout is used instead). */
+  disableCooling?: boolean;
+  rateLimit?: ConnectionRateLimit;
+  rateLimitOverrides?: RateLimitOverrides;
+}
+
+/** Per-connection options stored with the connection (extend here, one JSON column). */
+export interface ConnectionOptions {
+  disableCooling?: boolean;
+  rateLimit?: ConnectionRateLimit;
+  rateLimitOverrides?: RateLimitOverrides;
+}
+
+/** A connection's own request-queue limiter (Bottleneck): parallel jobs and requests per minute. */
+export interface ConnectionRateLimit {
+  concurrency?: number;
+  requestsPerMinute?: number;
+}
+
+/** Per-connection values of the queue settings (`rateLimit.*`), winning over them. */
+export interface RateLimitOverrides {
+  maxWaitMs?: number;
+  executionMaxWaitMs?: number;
+  maxQueueDepth?: number;
+}
+
+/** Per-provider options stored with the provider. */
+export interface ProviderOptions {
+  /** Families of models sharing one quota: family name → model patterns (`*` wildcard). */
+  quotaFamilies?: Record<string, string[]>;
 }
 
 export interface ProviderConfig {
@@ -65,6 +95,7 @@ export interface ProviderConfig {
   models: string[];
   timeouts?: Partial<UpstreamTimeouts>;
   enabled?: boolean;
+  quotaFamilies?: Record<string, string[]>;
 }
 
 export type ComboStrategy = 'priority';
@@ -93,6 +124,9 @@ export interface ConnectionView {
   hasSecret: boolean;
   maxConcurrent: number | null;
   enabled: boolean;
+  disableCooling: boolean;
+  rateLimit: ConnectionRateLimit | null;
+  rateLimitOverrides: RateLimitOverrides | null;
 }
 
 export interface ProviderView {
@@ -103,6 +137,7 @@ export interface ProviderView {
   models: string[];
   timeouts: Partial<UpstreamTimeouts>;
   enabled: boolean;
+  quotaFamilies: Record<string, string[]>;
   connections: ConnectionView[];
 }
 
@@ -350,7 +385,6 @@ export interface BridgeApi {
   deleteCombo(name: string): Promise<BridgeResult<null>>;
   getSettings(): Promise<BridgeResult<SettingView[]>>;
   updateSettings(values: Record<string, unknown>): Promise<BridgeResult<SettingView[]>>;
-}
   /** Resets one provider's circuit breaker, or every breaker when `provider` is omitted. */
   resetBreaker(provider?: string): Promise<BridgeResult<unknown>>;
   /** Clears a connection's cooldown or terminal state (banned, expired, credits exhausted). */
@@ -362,3 +396,4 @@ export interface BridgeApi {
   /** Stops forwarding proxy requests (clients get 503) until `resume`. */
   pause(): Promise<BridgeResult<GatewayRunState>>;
   resume(): Promise<BridgeResult<GatewayRunState>>;
+}

@@ -86,10 +86,11 @@ describe('combo with the priority strategy', () => {
   });
 
   it('passes a 429 with its Retry-After through when no other target can serve', async () => {
-    gw.primary.script({ status: 429, headers: { 'retry-after': '7' } });
+    // Longer than comboCooldownWait.maxWaitMs, so the gateway answers instead of waiting.
+    gw.primary.script({ status: 429, headers: { 'retry-after': '70' } });
     const res = await post('oa/gpt-test');
     expect(res.status).toBe(429);
-    expect(res.headers.get('retry-after')).toBe('7');
+    expect(res.headers.get('retry-after')).toBe('70');
     expect(((await res.json()) as { error: { message: string } }).error.message).toBeTruthy();
   });
 

@@ -65,7 +65,11 @@ beforeEach(async () => {
   events.length = 0;
   await gw.admin('/api/settings', {
     method: 'PATCH',
-    body: JSON.stringify({ 'modelLockout.enabled': null, 'breaker.api_key.resetTimeoutMs': null }),
+    body: JSON.stringify({
+      'modelLockout.enabled': null,
+      'breaker.api_key.resetTimeoutMs': null,
+      'comboCooldownWait.enabled': false,
+    }),
   });
 });
 

@@ -222,7 +222,8 @@ describe('Anthropic SDK against a Chat Completions provider', () => {
   });
 
   it('returns upstream errors in the Anthropic error shape', async () => {
-    gw.primary.script({ status: 429, headers: { 'retry-after': '3' } });
+    // Longer than comboCooldownWait.maxWaitMs, so the error is answered, not waited out.
+    gw.primary.script({ status: 429, headers: { 'retry-after': '90' } });
     const err = await anthropic.messages
       .create({
         model: 'claude-sonnet-4-5',

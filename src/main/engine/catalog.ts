@@ -84,6 +84,8 @@ export class Catalog {
       maxConcurrent: conn.maxConcurrent,
       enabled: conn.enabled,
       disableCooling: conn.options?.disableCooling === true,
+      rateLimit: conn.options?.rateLimit ?? null,
+      rateLimitOverrides: conn.options?.rateLimitOverrides ?? null,
     };
   }
 

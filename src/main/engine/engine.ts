@@ -19,8 +19,11 @@ import { sendError } from './proxy/client-errors';
 import { isLoopbackHost } from './proxy/guard';
 import { handleProxyRequest } from './proxy/pipeline';
 import { createGatewayServer, type GatewayServer } from './proxy/server';
+import { handleSessionLeases } from './proxy/session-leases';
 import { UpstreamPools } from './proxy/upstream';
 import type { OperatorRule } from './resilience/error-rules';
+import { FlowControl } from './resilience/flow-control';
+import { LeaseService } from './resilience/lease-service';
 import { ResilienceManager } from './resilience/manager';
 import { Settings } from './settings/settings';
 import { openStore, type Store } from './store';
@@ -148,6 +151,31 @@ export function createEngine(opts: EngineOptions): Engine {
     now: () => clock.now(),
     recentEgress: (connection, since) => store.requestLog.recentEgress(connection, since),
   });
+  const flow = new FlowControl({
+    settings,
+    pins: store.sessionPins,
+    log,
+    now: () => clock.now(),
+  });
+  // Exclusive session leases (§10); ACTIVE ones survive restarts, revoked keys end theirs.
+  const leases = new LeaseService({
+    repo: store.leases,
+    emit: (e) => events.emit(e),
+    log,
+    keys: apiKeys,
+    catalog: () => catalog,
+    exclusion: (c, now) => resilience.exclusion(c, now),
+    connectionEligible: (c, now) => {
+      const provider = catalog.providers.get(c.provider);
+      const breaker = resilience.breakerViews(now).find((b) => b.provider === c.provider);
+      return (
+        resilience.connectionHealth(c, now).status === 'active' &&
+        breaker?.state !== 'OPEN' &&
+        provider?.enabled !== false
+      );
+    },
+  });
+  leases.reconcile(clock.now());
   const startedAt = clock.now();
   const inFlightByConnection = new Map<string, number>();
   let requestsTotal = 0;
@@ -207,9 +235,9 @@ export function createEngine(opts: EngineOptions): Engine {
     breakers: resilience.breakerViews(now),
     connections: [...catalog.connections.values()].map((c) => connectionState(c, now)),
     lockouts: resilience.lockoutViews(now),
-    queues: [],
-    leases: [],
-    sessions: [],
+    queues: flow.queueViews(),
+    leases: leases.views(now),
+    sessions: flow.sessions(now),
   });
 
   const server: GatewayServer = createGatewayServer({
@@ -220,7 +248,14 @@ export function createEngine(opts: EngineOptions): Engine {
     startedAt,
     log,
     ...(opts.uiDir ? { ui: createUiHandler(opts.uiDir) } : {}),
-    proxy: async (req, res, endpoint, body) => {
+    sessionLeases: (req, res, key) =>
+      handleSessionLeases(req, res, key, {
+        leases,
+        clock,
+        maxBodyBytes: gateway.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+        keysConfigured: apiKeys.length > 0,
+      }),
+    proxy: async (req, res, endpoint, body, key) => {
       if (paused) {
         return sendError(res, endpoint.format, {
           status: 503,
@@ -250,12 +285,30 @@ export function createEngine(opts: EngineOptions): Engine {
           return target && settings.boolean('routing.emergencyFallbackEnabled') ? target : null;
         },
         errorRules: () => settings.get('providerErrorRules') as OperatorRule[],
+        flow,
+        cooldownWait: () => ({
+          enabled: settings.boolean('comboCooldownWait.enabled'),
+          maxWaitMs: settings.number('comboCooldownWait.maxWaitMs'),
+          maxAttempts: settings.number('comboCooldownWait.maxAttempts'),
+          budgetMs: settings.number('comboCooldownWait.budgetMs'),
+        }),
+        events: ({ code, candidate, message }) =>
+          events.emit({
+            type: 'queue.rejected',
+            at: clock.now(),
+            provider: candidate.target.provider.id,
+            connection: candidate.connection.id,
+            code,
+            cause: message,
+          }),
         record: (entry) => {
           requestsTotal++;
           if (entry.status >= 400) errorsTotal++;
           const id = store.requestLog.append(entry);
           events.emit({ type: 'request.completed', at: clock.now(), entry: { ...entry, id } });
         },
+        leases,
+        gatewayKey: key,
       });
     },
     admin: createAdminHandler({
@@ -269,6 +322,7 @@ export function createEngine(opts: EngineOptions): Engine {
         setPaused(next);
         return { paused };
       },
+      releaseLease: (connection) => leases.releaseConnection(connection, clock.now()),
       log,
     }),
   });
@@ -298,6 +352,7 @@ export function createEngine(opts: EngineOptions): Engine {
         if (server.server.listening) await server.close(grace);
         await pools.close();
         resilience.close();
+        await flow.close();
         store.close();
       })();
       return stopped;

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { EngineEvent, GatewayRunState, Snapshot } from '../../../shared/contract';
+import type { EngineEvent, GatewayRunState, LeaseView, Snapshot } from '../../../shared/contract';
 import { ValidationError } from '../config/validate';
 import type { Logger } from '../logger';
 import { BodyTooLargeError, readBody } from '../proxy/body';
@@ -15,6 +15,8 @@ export interface AdminDeps {
   onEvent(listener: (e: EngineEvent) => void): () => void;
   /** Pauses or resumes the proxy (`POST /api/gateway/pause` / `resume`). */
   setPaused?(paused: boolean): GatewayRunState;
+  /** Operator release of a connection's exclusive lease; null when none is active. */
+  releaseLease?(connection: string): LeaseView | null;
   log: Logger;
 }
 
@@ -251,6 +253,26 @@ function routes(deps: AdminDeps): Route[] {
         },
       }),
     ),
+    {
+      method: 'POST',
+      pattern: /^\/api\/leases\/release$/,
+      handler: async (q, r) => {
+        if (!deps.releaseLease) throw new HttpError(404, 'not_found', 'leases are not available');
+        const input = await body(q);
+        const connection = (input as { connection?: unknown } | null)?.connection;
+        if (typeof connection !== 'string' || connection === '') {
+          throw new HttpError(
+            400,
+            'invalid_field',
+            'connection must be the id of a leased connection',
+            'connection',
+          );
+        }
+        const released = deps.releaseLease(connection);
+        if (!released) throw new NotFoundError(`active lease on connection ${connection}`);
+        sendJson(r, 200, { released });
+      },
+    },
     {
       method: 'GET',
       pattern: /^\/api\/monitoring\/health$/,

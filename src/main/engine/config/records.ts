@@ -35,6 +35,10 @@ export function connectionRecord(
     maxConcurrent: c.maxConcurrent ?? null,
     enabled: c.enabled ?? true,
     position,
-    options: c.disableCooling ? { disableCooling: true } : {},
+    options: {
+      ...(c.disableCooling ? { disableCooling: true } : {}),
+      ...(c.rateLimit ? { rateLimit: c.rateLimit } : {}),
+      ...(c.rateLimitOverrides ? { rateLimitOverrides: c.rateLimitOverrides } : {}),
+    },
   };
 }

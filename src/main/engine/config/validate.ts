@@ -144,6 +144,8 @@ export function validateConnection(value: unknown, field: string): ConnectionCon
     'maxConcurrent',
     'enabled',
     'disableCooling',
+    'rateLimit',
+    'rateLimitOverrides',
   ]);
   const conn: ConnectionConfig = { id: identifier(o.id, `${field}.id`) };
   const apiKey = optional(o.apiKey, (v) => string(v, `${field}.apiKey`));
@@ -166,6 +168,35 @@ export function validateConnection(value: unknown, field: string): ConnectionCon
   if (enabled !== undefined) conn.enabled = enabled;
   const disableCooling = optional(o.disableCooling, (v) => boolean(v, `${field}.disableCooling`));
   if (disableCooling !== undefined) conn.disableCooling = disableCooling;
+  if (o.rateLimit !== undefined) {
+    const r = object(o.rateLimit, `${field}.rateLimit`, ['concurrency', 'requestsPerMinute']);
+    conn.rateLimit = {};
+    const concurrency = optional(r.concurrency, (v) =>
+      integer(v, `${field}.rateLimit.concurrency`, 0, 10_000),
+    );
+    if (concurrency !== undefined) conn.rateLimit.concurrency = concurrency;
+    const rpm = optional(r.requestsPerMinute, (v) =>
+      integer(v, `${field}.rateLimit.requestsPerMinute`, 0, 1_000_000),
+    );
+    if (rpm !== undefined) conn.rateLimit.requestsPerMinute = rpm;
+  }
+  if (o.rateLimitOverrides !== undefined) {
+    const at = `${field}.rateLimitOverrides`;
+    const r = object(o.rateLimitOverrides, at, [
+      'maxWaitMs',
+      'executionMaxWaitMs',
+      'maxQueueDepth',
+    ]);
+    conn.rateLimitOverrides = {};
+    const wait = optional(r.maxWaitMs, (v) => integer(v, `${at}.maxWaitMs`, 1, DAY_MS));
+    if (wait !== undefined) conn.rateLimitOverrides.maxWaitMs = wait;
+    const exec = optional(r.executionMaxWaitMs, (v) =>
+      integer(v, `${at}.executionMaxWaitMs`, 1, DAY_MS),
+    );
+    if (exec !== undefined) conn.rateLimitOverrides.executionMaxWaitMs = exec;
+    const depth = optional(r.maxQueueDepth, (v) => integer(v, `${at}.maxQueueDepth`, 0, 100_000));
+    if (depth !== undefined) conn.rateLimitOverrides.maxQueueDepth = depth;
+  }
   return conn;
 }
 

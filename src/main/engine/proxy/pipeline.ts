@@ -5,8 +5,17 @@ import type { Catalog } from '../catalog';
 import type { Clock } from '../clock';
 import type { Logger } from '../logger';
 import { redactSecrets } from '../logger';
+import { sessionIdOf } from '../resilience/affinity';
 import { type Classification, classify, type OperatorRule } from '../resilience/error-rules';
+import type { FlowControl, FlowHold } from '../resilience/flow-control';
+import {
+  type GatewayKey,
+  type LeaseService,
+  type ManagedLease,
+  noCandidatesLeft,
+} from '../resilience/lease-service';
 import type { ResilienceManager } from '../resilience/manager';
+import { QueueRejection } from '../resilience/request-queue';
 import { type Candidate, expandCandidates, resolveModel } from '../routing/resolve';
 import {
   createStreamTranslator,
@@ -48,6 +57,10 @@ export interface PipelineDeps {
   log: Logger;
   /** Upstream attempts currently open, per connection (for the snapshot). */
   inFlight: Map<string, number>;
+  /** Exclusive session leases (§10): fence, candidate plan, and where a managed request landed. */
+  leases?: LeaseService;
+  /** The gateway API key this request presented (deps are assembled per request). */
+  gatewayKey?: GatewayKey | null;
   /** Called once per request with its log row (batched to SQLite and emitted as an event). */
   record(entry: Omit<RequestLogEntry, 'id'>): void;
   /** Breaker, cooldown and lockout state: decides which candidates may go, learns outcomes. */
@@ -56,6 +69,11 @@ export interface PipelineDeps {
   /** The emergency fallback target (`provider/model`) when set and switched on. */
   emergencyFallback(): string | null;
   errorRules(): readonly OperatorRule[];
+  /** maxConcurrent semaphores, request queues and session affinity. */
+  flow: FlowControl;
+  cooldownWait(): { enabled: boolean; maxWaitMs: number; maxAttempts: number; budgetMs: number };
+  /** Reports a queue rejection for the event stream. */
+  events?(r: { code: string; candidate: Candidate; message: string }): void;
 }
 
 const ERROR_BODY_LIMIT = 64 * 1024;
@@ -87,6 +105,8 @@ interface RequestContext {
   egressIp: string | null;
   /** Request bodies translated for other formats, by `wire|providerFormat` (see translate/). */
   translated?: Map<string, TranslatedBody>;
+  /** The exclusive lease a managed request holds (it passed the fence). */
+  lease?: ManagedLease | null;
 }
 
 type Stage = (ctx: RequestContext) => GatewayError | null;
@@ -148,13 +168,31 @@ export async function handleProxyRequest(
   try {
     const parseError = parse(ctx);
     if (parseError) return fail(ctx, res, parseError);
+    // Lease fence (§10): a stale or unknown generation is refused before anything is dispatched.
+    const fenced = deps.leases?.fence(deps.gatewayKey ?? null, req.headers, ctx.now());
+    if (fenced && !fenced.ok) return fail(ctx, res, fenced.error);
+    ctx.lease = fenced?.managed ?? null;
     const catalog = deps.catalog();
-    const routed = route(ctx, catalog);
+    let routed = route(ctx, catalog);
     if ('status' in routed) return fail(ctx, res, routed);
     if (ctx.endpoint.countTokens && routed[0]!.target.provider.format !== 'anthropic') {
       return answerTokenEstimate(ctx, res, routed[0]!);
     }
+    if (deps.leases) {
+      // Others' leased connections are skipped; a managed request goes to its own connection.
+      const planned = deps.leases.plan(ctx.lease, routed, ctx.now());
+      if ('status' in planned) return fail(ctx, res, planned);
+      if (planned.note) ctx.steps.push(planned.note);
+      for (const s of planned.skipped) ctx.steps.push(`${s.target} skipped (${s.reason})`);
+      if (planned.candidates.length === 0) {
+        return fail(ctx, res, noCandidatesLeft(ctx.model, planned.skipped));
+      }
+      routed = planned.candidates;
+    }
     await dispatch(ctx, req, res, routed, catalog, deps);
+    if (ctx.lease && ctx.served && ctx.status >= 200 && ctx.status < 300) {
+      deps.leases?.served(ctx.lease, ctx.served.connection.id, ctx.now());
+    }
   } catch (err) {
     deps.log.error(`proxy: unexpected failure: ${(err as Error).stack ?? String(err)}`);
     fail(ctx, res, {
@@ -324,6 +362,8 @@ interface Excluded {
   target: string;
   reason: string;
   retryAfterMs: number | null;
+  /** For a cooling connection: the error type that cooled it (only rate limits are waited for). */
+  errorType: string | null;
 }
 
 /** The latest upstream error answer, kept while failover goes on: the client gets it if nothing serves. */
@@ -347,52 +387,127 @@ async function dispatch(
   deps: PipelineDeps,
 ): Promise<void> {
   const gate = deps.resilience;
+  const flow = deps.flow;
   const budgetEnd = ctx.started + deps.failoverBudgetMs();
-  const queue = [...candidates];
-  const excluded: Excluded[] = [];
+  const session = sessionIdOf(req.headers);
+  const queue = byPreference(candidates, session);
+  let excluded: Excluded[] = [];
   let attempted = 0;
   let fallbackAdded = false;
   let lastNetwork: GatewayError | null = null;
   let held: HeldError | null = null;
+  let queueRejection: QueueRejection | null = null;
+  let waits = 0;
+  let waited = 0;
 
-  for (let i = 0; i < queue.length || (!fallbackAdded && addFallback()); i++) {
-    const candidate = queue[i]!;
+  for (;;) {
+    const served = await round();
+    if (served || ctx.clientGone) return;
+    // Cooldown-aware retry: a short rate-limit cooldown is waited out instead of failing.
+    const waitMs = cooldownWait();
+    if (waitMs === null) break;
+    ctx.steps.push(`waited ${Math.ceil(waitMs / 1000)} s for a rate-limit cooldown`);
+    waits++;
+    waited += waitMs;
+    await sleepUnlessGone(waitMs);
     if (ctx.clientGone) return markClientAbort(ctx);
-    const label = `${candidate.target.label}@${candidate.connection.id}`;
-    const now = ctx.now();
-    if (now >= budgetEnd) {
-      ctx.steps.push(`failover budget of ${deps.failoverBudgetMs()} ms used up`);
-      break;
+    excluded = [];
+    held = null;
+    lastNetwork = null;
+    queueRejection = null;
+  }
+
+  if (held) return relayError(ctx, res, held, catalog);
+  if (lastNetwork) return fail(ctx, res, lastNetwork);
+  if (queueRejection && attempted === 0) return fail(ctx, res, queueError(queueRejection));
+  return fail(ctx, res, allExcluded());
+
+  /** One pass over the candidates; true when a response was sent (or the client left). */
+  async function round(): Promise<boolean> {
+    for (let i = 0; i < queue.length || (!fallbackAdded && addFallback()); i++) {
+      const candidate = queue[i]!;
+      if (ctx.clientGone) {
+        markClientAbort(ctx);
+        return true;
+      }
+      const label = `${candidate.target.label}@${candidate.connection.id}`;
+      const now = ctx.now();
+      if (now >= budgetEnd) {
+        ctx.steps.push(`failover budget of ${deps.failoverBudgetMs()} ms used up`);
+        return false;
+      }
+      const exclusion = gate.exclusion(candidate, now);
+      if (exclusion) {
+        skip(
+          label,
+          exclusion.reason,
+          exclusion.retryAfterMs,
+          exclusion.detail,
+          exclusion.errorType ?? null,
+        );
+        continue;
+      }
+      const outcome = await attempt(candidate, label, now);
+      if (outcome === 'done') return true;
     }
-    const exclusion = gate.exclusion(candidate, now);
-    if (exclusion) {
-      skip(label, exclusion.reason, exclusion.retryAfterMs, exclusion.detail);
-      continue;
-    }
+    return false;
+  }
+
+  /** One upstream attempt: flow-control slot, breaker admission, the call, its outcome. */
+  async function attempt(
+    candidate: Candidate,
+    label: string,
+    now: number,
+  ): Promise<'done' | 'next'> {
     const timeouts = timeoutsFor(candidate, deps);
     const attemptMs = Math.min(timeouts.totalMs, budgetEnd - now);
-    const admission = gate.admit(candidate, now, now + attemptMs);
-    if (!admission.ok) {
-      skip(
-        label,
-        admission.exclusion.reason,
-        admission.exclusion.retryAfterMs,
-        admission.exclusion.detail,
-      );
-      continue;
-    }
-    const probe = admission.probe;
-    attempted++;
-    ctx.served = candidate;
     const controller = new AbortController();
     const abortOnClose = () => controller.abort(new ClientAbortError());
     res.once('close', abortOnClose);
-    const deadline = setTimeout(() => controller.abort(new DeadlineError(attemptMs)), attemptMs);
-    const connId = candidate.connection.id;
-    const startedAt = ctx.now();
-    deps.inFlight.set(connId, (deps.inFlight.get(connId) ?? 0) + 1);
+    let hold: FlowHold | null = null;
+    let admission: { ok: true; probe: boolean; ticket: number | null } | null = null;
+    let deadline: NodeJS.Timeout | null = null;
     let settled = false;
+    const connId = candidate.connection.id;
     try {
+      try {
+        hold = await flow.hold(
+          candidate.target.provider.id,
+          candidate.connection,
+          attemptMs,
+          controller.signal,
+          () => controller.abort(new ExecutionExpiredError()),
+        );
+      } catch (err) {
+        if (!(err instanceof QueueRejection)) throw err;
+        if (ctx.clientGone) {
+          markClientAbort(ctx);
+          return 'done';
+        }
+        queueRejection = err;
+        deps.events?.({ code: err.code, candidate, message: err.message });
+        skip(label, err.code, err.retryAfterMs, err.message, null);
+        return 'next';
+      }
+      if (ctx.clientGone) {
+        markClientAbort(ctx);
+        return 'done';
+      }
+      // Admission comes after any wait, so a HALF_OPEN probe is not held while queued.
+      const startedAt = ctx.now();
+      const remaining = Math.max(1, Math.min(attemptMs, budgetEnd - startedAt));
+      const admitted = gate.admit(candidate, startedAt, startedAt + remaining);
+      if (!admitted.ok) {
+        const ex = admitted.exclusion;
+        skip(label, ex.reason, ex.retryAfterMs, ex.detail, null);
+        return 'next';
+      }
+      admission = admitted;
+      const probe = admitted.probe;
+      attempted++;
+      ctx.served = candidate;
+      deadline = setTimeout(() => controller.abort(new DeadlineError(remaining)), remaining);
+      deps.inFlight.set(connId, (deps.inFlight.get(connId) ?? 0) + 1);
       const body = bodyFor(ctx, candidate);
       let upstream: Dispatcher.ResponseData;
       try {
@@ -407,12 +522,19 @@ async function dispatch(
             ctx.stream,
           ),
           body,
-          timeouts: { ...timeouts, totalMs: attemptMs },
+          timeouts: { ...timeouts, totalMs: remaining },
           signal: controller.signal,
         });
       } catch (err) {
+        if (controller.signal.reason instanceof ExecutionExpiredError) {
+          settled = true;
+          return executionExpired(candidate);
+        }
         const failure = classifyAttemptError(err, controller.signal);
-        if (failure.kind === 'client_abort') return markClientAbort(ctx);
+        if (failure.kind === 'client_abort') {
+          markClientAbort(ctx);
+          return 'done';
+        }
         settled = true;
         gate.onNetworkFailure(candidate, probe, ctx.now(), failure.message);
         ctx.steps.push(`${label} failed (${failure.message})`);
@@ -426,8 +548,14 @@ async function dispatch(
           message: `no upstream could answer: ${ctx.steps.filter((s) => s.includes('failed')).join('; ')}`,
         };
         held = null;
-        continue;
+        return 'next';
       }
+      flow.queues.learn(
+        candidate.target.provider.id,
+        connId,
+        candidate.connection.options?.rateLimit ?? {},
+        upstream.headers,
+      );
       ctx.egressIp = deps.pools.egressOf(candidate.target.provider.id);
       if (ctx.egressIp) gate.noteEgress(connId, ctx.egressIp, startedAt);
       if (upstream.statusCode >= 400) {
@@ -460,8 +588,9 @@ async function dispatch(
         held = { candidate, status: upstream.statusCode, headers: upstream.headers, raw, cls };
         lastNetwork = null;
         // Nothing has reached the client yet, so another candidate can still serve it.
-        if (cls.failover) continue;
-        return relayError(ctx, res, held, catalog);
+        if (cls.failover) return 'next';
+        relayError(ctx, res, held, catalog);
+        return 'done';
       }
       ctx.steps.push(`${label} served${attempted > 1 ? ` (attempt ${attempted})` : ''}`);
       // Earlier attempts' failures stay in the decision; the outcome is this attempt's.
@@ -473,24 +602,107 @@ async function dispatch(
         gate.onNetworkFailure(candidate, probe, ctx.now(), ctx.errorMessage ?? 'stream broke off');
       } else {
         gate.onSuccess(candidate, probe, ctx.now());
+        if (session) flow.pin(session, connId, ctx.now());
       }
-      return;
+      return 'done';
     } finally {
-      if (!settled) gate.release(candidate, admission.ticket);
-      clearTimeout(deadline);
+      if (admission && !settled) gate.release(candidate, admission.ticket);
+      if (deadline) {
+        clearTimeout(deadline);
+        deps.inFlight.set(connId, (deps.inFlight.get(connId) ?? 1) - 1);
+      }
+      hold?.release();
       res.off('close', abortOnClose);
-      deps.inFlight.set(connId, (deps.inFlight.get(connId) ?? 1) - 1);
     }
   }
 
-  if (held) return relayError(ctx, res, held, catalog);
-  if (lastNetwork) return fail(ctx, res, lastNetwork);
-  return fail(ctx, res, allExcluded());
+  function executionExpired(candidate: Candidate): 'done' {
+    flow.queues.countRejection(candidate.target.provider.id, candidate.connection.id);
+    fail(ctx, res, {
+      status: 504,
+      kind: 'timeout',
+      code: 'RATE_LIMIT_EXECUTION_TIMEOUT',
+      message: `the request ran longer than the queue's execution limit for ${candidate.target.provider.id}/${candidate.connection.id} (rateLimit.executionMaxWaitMs)`,
+    });
+    return 'done';
+  }
 
-  function skip(label: string, reason: string, retryAfterMs: number | null, detail: string): void {
-    excluded.push({ target: label, reason, retryAfterMs });
+  /**
+   * Candidates in the order to try: the session's pinned connection first (affinity), then
+   * priority order with connections at their `maxConcurrent` moved behind the others of the
+   * same target (a preference, never a refusal).
+   */
+  function byPreference(list: Candidate[], sessionId: string | null): Candidate[] {
+    const pinned = sessionId ? flow.pinned(sessionId, ctx.now()) : null;
+    const rank = (c: Candidate) => (pinned !== null && c.connection.id === pinned ? 0 : 1);
+    const indexed = list.map((c, i) => ({ c, i, saturated: flow.saturated(c.connection) ? 1 : 0 }));
+    const targetOrder = new Map<string, number>();
+    list.forEach((c, i) => {
+      if (!targetOrder.has(c.target.label)) targetOrder.set(c.target.label, i);
+    });
+    indexed.sort(
+      (a, b) =>
+        rank(a.c) - rank(b.c) ||
+        targetOrder.get(a.c.target.label)! - targetOrder.get(b.c.target.label)! ||
+        a.saturated - b.saturated ||
+        a.i - b.i,
+    );
+    if (pinned !== null && indexed[0] && rank(indexed[0].c) === 0)
+      ctx.steps.push(`session pinned to ${pinned}`);
+    return indexed.map((x) => x.c);
+  }
+
+  function skip(
+    label: string,
+    reason: string,
+    retryAfterMs: number | null,
+    detail: string,
+    errorType: string | null,
+  ): void {
+    excluded.push({ target: label, reason, retryAfterMs, errorType });
     ctx.steps.push(`${label} skipped (${reason})`);
     deps.log.debug(`proxy: ${label} skipped: ${detail}`);
+  }
+
+  /**
+   * How long to wait before dispatching again, or null to answer now. Only a short cooldown
+   * caused by a rate limit is waited for: never quota exhaustion, auth or not-found.
+   */
+  function cooldownWait(): number | null {
+    const s = deps.cooldownWait();
+    if (!s.enabled || waits >= s.maxAttempts || attempted + excluded.length === 0) return null;
+    if (lastNetwork) return null;
+    const rateLimited = (e: Excluded) =>
+      e.reason === 'unavailable' && e.errorType === 'rate_limit_exceeded';
+    let waitMs: number;
+    if (held) {
+      if (held.cls.status !== 429 || held.cls.reason !== 'rate_limit_exceeded') return null;
+      // Every other candidate was also out for a short rate limit, or tried and failed like this.
+      if (!excluded.every(rateLimited)) return null;
+      const timed = excluded.map((e) => e.retryAfterMs!).filter((ms) => ms > 0);
+      const announced = gate.exclusion(held.candidate, ctx.now())?.retryAfterMs ?? null;
+      const all = announced !== null ? [...timed, announced] : timed;
+      if (all.length === 0) return null;
+      waitMs = Math.min(...all);
+    } else {
+      if (excluded.length === 0 || !excluded.every(rateLimited)) return null;
+      waitMs = Math.min(...excluded.map((e) => e.retryAfterMs!));
+    }
+    if (waitMs > s.maxWaitMs || waited + waitMs > s.budgetMs) return null;
+    if (ctx.now() + waitMs >= budgetEnd) return null;
+    return Math.max(1, waitMs);
+  }
+
+  function sleepUnlessGone(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        res.off('close', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      res.once('close', done);
+    });
   }
 
   /** The emergency fallback joins once every other candidate was excluded or failed. */
@@ -509,12 +721,26 @@ async function dispatch(
       (c) =>
         !queue.some(
           (q) => q.target.label === c.target.label && q.connection.id === c.connection.id,
-        ),
+        ) &&
+        (deps.leases?.allows(ctx.lease ?? null, c, ctx.now()) ?? true),
     );
     if (extra.length === 0) return false;
     ctx.steps.push(`emergency fallback ${ref}`);
     queue.push(...extra);
     return true;
+  }
+
+  function queueError(r: QueueRejection): GatewayError {
+    return {
+      status: 429,
+      kind: 'rate_limit',
+      code: r.code,
+      message: r.message,
+      headers:
+        r.retryAfterMs !== null
+          ? { 'retry-after': String(Math.max(1, Math.ceil(r.retryAfterMs / 1000))) }
+          : {},
+    };
   }
 
   function allExcluded(): GatewayError {
@@ -555,6 +781,13 @@ async function dispatch(
       headers: { 'retry-after': String(Math.ceil(retryAfterMs / 1000)) },
       extra: { diagnostics },
     };
+  }
+}
+
+/** Abort reason when the request queue's execution limit ends an attempt. */
+class ExecutionExpiredError extends Error {
+  constructor() {
+    super('execution limit of the request queue reached');
   }
 }
 

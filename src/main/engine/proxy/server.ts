@@ -15,6 +15,7 @@ import {
   presentedKey,
 } from './guard';
 import { anthropicModelList, listModels, openAiModelList } from './models';
+import { SESSION_LEASES_PATH } from './session-leases';
 
 export interface ServerDeps {
   host: string;
@@ -23,7 +24,20 @@ export interface ServerDeps {
   catalog(): Catalog;
   startedAt: number;
   log: Logger;
-  proxy(req: IncomingMessage, res: ServerResponse, endpoint: Endpoint, body: Buffer): Promise<void>;
+  /** `key` is the gateway API key the client presented (null when none are configured). */
+  proxy(
+    req: IncomingMessage,
+    res: ServerResponse,
+    endpoint: Endpoint,
+    body: Buffer,
+    key: GatewayApiKeyConfig | null,
+  ): Promise<void>;
+  /** `POST /api/v1/session-leases`, authenticated by gateway API key instead of the admin token. */
+  sessionLeases?(
+    req: IncomingMessage,
+    res: ServerResponse,
+    key: GatewayApiKeyConfig | null,
+  ): Promise<void>;
   admin(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void>;
   /** Optional static handler for the browser dashboard under `/ui`. */
   ui?(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean>;
@@ -67,12 +81,17 @@ export function createGatewayServer(deps: ServerDeps): GatewayServer {
       if (isAdmin) return sendAdminError(res, 403, code, hostProblem);
       return refuse(res, format, { status: 403, kind: 'permission', code, message: hostProblem });
     }
+    if (deps.sessionLeases && url.pathname === SESSION_LEASES_PATH) {
+      return deps.sessionLeases(req, res, matchGatewayKey(deps.apiKeys, presentedKey(req.headers)));
+    }
     if (isAdmin) return deps.admin(req, res, url);
     if (deps.ui && (await deps.ui(req, res, url))) return;
 
     // Proxy routes: identify the client first.
+    let key: GatewayApiKeyConfig | null = null;
     if (deps.apiKeys.length > 0) {
-      if (!matchGatewayKey(deps.apiKeys, presentedKey(req.headers))) {
+      key = matchGatewayKey(deps.apiKeys, presentedKey(req.headers));
+      if (!key) {
         return refuse(res, format, {
           status: 401,
           kind: 'authentication',
@@ -144,7 +163,7 @@ export function createGatewayServer(deps: ServerDeps): GatewayServer {
       if (err instanceof BodyAbortedError) return;
       throw err;
     }
-    await deps.proxy(req, res, endpoint, body);
+    await deps.proxy(req, res, endpoint, body, key);
   };
 
   const server = createServer({ noDelay: true, keepAlive: true, requestTimeout: 0 }, (req, res) => {

@@ -36,6 +36,8 @@ export interface Exclusion {
   reason: 'circuit_open' | 'provider_cooldown' | 'unavailable' | 'model_lockout';
   retryAfterMs: number | null;
   detail: string;
+  /** For a cooling connection: the error type that cooled it. */
+  errorType?: string | null;
 }
 
 export interface ManagerDeps {
@@ -248,6 +250,7 @@ export class ResilienceManager {
         reason: 'unavailable',
         retryAfterMs: h.rateLimitedUntil - now,
         detail: `connection ${c.connection.id} is cooling down (${h.lastErrorType ?? 'error'})`,
+        errorType: h.lastErrorType,
       };
     }
     const lock = this.lockouts.check(

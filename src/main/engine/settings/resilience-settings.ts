@@ -301,6 +301,109 @@ export const RESILIENCE_SETTINGS: readonly SettingDef[] = [
     description: 'Switches the emergency fallback on and off without clearing it.',
   },
   {
+    key: 'concurrencyLimit.enabled',
+    kind: 'boolean',
+    defaultValue: true,
+    description:
+      "Honour each connection's maxConcurrent (requests beyond it wait in line, fail-open).",
+  },
+  {
+    key: 'concurrencyLimit.maxWaiting',
+    kind: 'integer',
+    defaultValue: 100,
+    min: 0,
+    max: 100_000,
+    unit: 'count',
+    description:
+      'Requests that may wait for a maxConcurrent slot; beyond that they go ahead without one.',
+  },
+  {
+    key: 'concurrencyLimit.waitTimeoutMs',
+    kind: 'integer',
+    defaultValue: 30_000,
+    min: 1,
+    max: DAY,
+    unit: 'ms',
+    description: 'Longest wait for a maxConcurrent slot before going ahead without one.',
+  },
+  {
+    key: 'rateLimit.maxWaitMs',
+    kind: 'integer',
+    defaultValue: 30_000,
+    env: 'BREAKWATER_RATE_LIMIT_MAX_WAIT_MS',
+    min: 1,
+    max: DAY,
+    unit: 'ms',
+    description:
+      "Budget for waiting in a connection's request queue; over it the request fails with RATE_LIMIT_QUEUE_TIMEOUT (429) and never reaches the upstream.",
+  },
+  {
+    key: 'rateLimit.executionMaxWaitMs',
+    kind: 'integer',
+    defaultValue: 600_000,
+    env: 'BREAKWATER_RATE_LIMIT_EXECUTION_MAX_WAIT_MS',
+    min: 1,
+    max: DAY,
+    unit: 'ms',
+    description:
+      'Longest execution of a queued job (raised to the upstream total timeout when that is longer); over it: RATE_LIMIT_EXECUTION_TIMEOUT (504).',
+  },
+  {
+    key: 'rateLimit.maxQueueDepth',
+    kind: 'integer',
+    defaultValue: 0,
+    env: 'BREAKWATER_RATE_LIMIT_MAX_QUEUE_DEPTH',
+    min: 0,
+    max: 100_000,
+    unit: 'count',
+    description:
+      "Requests that may wait in one connection's queue; one more is refused at once with RATE_LIMIT_QUEUE_FULL (429). 0 = unlimited.",
+  },
+  {
+    key: 'sessionAffinityTtlMs',
+    kind: 'integer',
+    defaultValue: 1_800_000,
+    min: 0,
+    max: 7 * DAY,
+    unit: 'ms',
+    description:
+      'How long a client session stays pinned to the connection that served it (refreshed on use). 0 turns affinity off.',
+  },
+  {
+    key: 'comboCooldownWait.enabled',
+    kind: 'boolean',
+    defaultValue: true,
+    description:
+      'Wait out a short rate-limit cooldown and dispatch again instead of failing with 429/503.',
+  },
+  {
+    key: 'comboCooldownWait.maxWaitMs',
+    kind: 'integer',
+    defaultValue: 65_000,
+    min: 0,
+    max: DAY,
+    unit: 'ms',
+    description: 'Only cooldowns ending within this long are waited for.',
+  },
+  {
+    key: 'comboCooldownWait.maxAttempts',
+    kind: 'integer',
+    defaultValue: 2,
+    min: 0,
+    max: 10,
+    unit: 'count',
+    description: 'Waits per request at most.',
+  },
+  {
+    key: 'comboCooldownWait.budgetMs',
+    kind: 'integer',
+    defaultValue: 120_000,
+    min: 0,
+    max: DAY,
+    unit: 'ms',
+    description: 'Total time one request may spend waiting for cooldowns.',
+  },
+  {
     key: 'providerErrorRules',
     kind: 'json',
     defaultValue: [],
@@ -335,6 +438,10 @@ export const RESILIENCE_CROSS_CHECKS: readonly CrossCheck[] = [
 
 /** Key prefixes served by `GET/PATCH /api/resilience`. */
 export const RESILIENCE_PREFIXES = [
+  'concurrencyLimit.',
+  'rateLimit.',
+  'sessionAffinityTtlMs',
+  'comboCooldownWait.',
   'breaker.',
   'providerCooldown.',
   'cooldown.',

@@ -3,6 +3,7 @@
 import { type ComboRepo, createComboRepo } from './combos';
 import { type ConnectionRepo, createConnectionRepo } from './connections';
 import { type Db, openDatabase } from './database';
+import { createLeaseRepo, type LeaseRepo } from './leases';
 import { createProviderRepo, type ProviderRepo } from './providers';
 import { createRequestLog, type RequestLog, type RequestLogOptions } from './request-log';
 import { createResilienceRepo, type ResilienceRepo } from './resilience';
@@ -21,6 +22,7 @@ export interface Store {
   settings: SettingsRepo;
   requestLog: RequestLog;
   resilience: ResilienceRepo;
+  leases: LeaseRepo;
   sessionPins: SessionPinRepo;
   /** Flushes the request log, then closes the database. Safe to call more than once. */
   close(): void;
@@ -39,6 +41,7 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
       settings: createSettingsRepo(db),
       requestLog,
       resilience: createResilienceRepo(db),
+      leases: createLeaseRepo(db),
       sessionPins: createSessionPinRepo(db),
       close() {
         if (closed) return;
@@ -59,6 +62,7 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
 export type { ComboRecord, ComboRepo } from './combos';
 export type { ConnectionRecord, ConnectionRepo } from './connections';
 export { type Db, openDatabase } from './database';
+export type { LeaseRepo } from './leases';
 export {
   LATEST_SCHEMA_VERSION,
   type Migration,

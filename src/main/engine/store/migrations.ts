@@ -131,6 +131,32 @@ export const migrations: readonly Migration[] = [
       CREATE INDEX session_pins_expires ON session_pins(expires_at);
     `,
   },
+  {
+    version: 4,
+    name: 'exclusive session leases',
+    up: `
+      CREATE TABLE session_leases (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        owner_hash TEXT NOT NULL,
+        key_name TEXT NOT NULL,
+        connection_id TEXT NOT NULL,
+        generation INTEGER NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('ACTIVE', 'RELEASED', 'EXPIRED', 'INVALIDATED')),
+        end_reason TEXT,
+        acquired_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        ended_at INTEGER
+      );
+      CREATE UNIQUE INDEX session_leases_active_owner ON session_leases(owner_hash)
+        WHERE state = 'ACTIVE';
+      CREATE UNIQUE INDEX session_leases_active_connection ON session_leases(connection_id)
+        WHERE state = 'ACTIVE';
+      CREATE UNIQUE INDEX session_leases_owner_generation
+        ON session_leases(owner_hash, generation);
+      CREATE INDEX session_leases_active_expiry ON session_leases(expires_at)
+        WHERE state = 'ACTIVE';
+    `,
+  },
 ];
 
 /** Highest schema version this build knows how to read and write. */

@@ -16,9 +16,10 @@ export interface SessionPinRepo {
 }
 
 export function createSessionPinRepo(db: Db): SessionPinRepo {
-  const loadStmt = db.prepare<[number], { session: string; connection_id: string; expires_at: number }>(
-    'SELECT session, connection_id, expires_at FROM session_pins WHERE expires_at > ?',
-  );
+  const loadStmt = db.prepare<
+    [number],
+    { session: string; connection_id: string; expires_at: number }
+  >('SELECT session, connection_id, expires_at FROM session_pins WHERE expires_at > ?');
   const upsert = db.prepare(
     `INSERT INTO session_pins (session, connection_id, expires_at)
      SELECT @session, @connection, @expiresAt WHERE EXISTS (SELECT 1 FROM connections WHERE id = @connection)
@@ -35,7 +36,9 @@ export function createSessionPinRepo(db: Db): SessionPinRepo {
   });
   return {
     load: (now) =>
-      loadStmt.all(now).map((r) => ({ session: r.session, connection: r.connection_id, expiresAt: r.expires_at })),
+      loadStmt
+        .all(now)
+        .map((r) => ({ session: r.session, connection: r.connection_id, expiresAt: r.expires_at })),
     save,
   };
 }

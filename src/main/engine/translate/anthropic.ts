@@ -274,6 +274,8 @@ export function emitRequest(ir: IrRequest): Parsed<Json> {
     else if (ir.topP !== null) dropped.push('top_p');
   } else {
     if (ir.temperature !== null) out.temperature = Math.min(1, ir.temperature);
+    // Anthropic's range ends at 1; OpenAI's at 2.
+    if (ir.temperature !== null && ir.temperature > 1) dropped.push('temperature above 1');
     if (ir.topP !== null) out.top_p = ir.topP;
   }
   if (ir.stop.length > 0) out.stop_sequences = ir.stop;

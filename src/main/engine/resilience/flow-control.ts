@@ -1,0 +1,167 @@
+import type { QueueView, SessionView } from '../../../shared/contract';
+import type { CatalogConnection } from '../catalog';
+import type { Logger } from '../logger';
+import type { Settings } from '../settings/settings';
+import type { SessionPinRepo } from '../store';
+import { effectiveExpiration, type QueueLimits, resolveLimits } from './admission';
+import { SessionAffinity } from './affinity';
+import { type QueueSlot, RequestQueues } from './request-queue';
+import { type Permit, Semaphore } from './semaphore';
+
+export interface FlowDeps {
+  settings: Settings;
+  pins: SessionPinRepo;
+  log: Logger;
+  now(): number;
+  flushIntervalMs?: number;
+}
+
+/** What an attempt holds while it runs; released once in `finally`, safe twice. */
+export interface FlowHold {
+  permit: Permit;
+  slot: QueueSlot;
+  release(): void;
+}
+
+/**
+ * Flow control in front of each connection (RESILIENCE.md §4, §5, §9): the `maxConcurrent`
+ * semaphore, the Bottleneck request queue, and session affinity pins. Pins are written to
+ * SQLite in batches off the request path.
+ */
+export class FlowControl {
+  private readonly semaphores = new Map<string, Semaphore>();
+  readonly queues = new RequestQueues();
+  readonly affinity: SessionAffinity;
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly deps: FlowDeps) {
+    this.affinity = new SessionAffinity(deps.pins.load(deps.now()));
+  }
+
+  private semaphore(conn: CatalogConnection): Semaphore {
+    const s = this.deps.settings;
+    const limit = s.boolean('concurrencyLimit.enabled') ? (conn.maxConcurrent ?? 0) : 0;
+    let sem = this.semaphores.get(conn.id);
+    if (!sem) {
+      sem = new Semaphore(limit, {
+        maxWaiting: s.number('concurrencyLimit.maxWaiting'),
+        waitTimeoutMs: s.number('concurrencyLimit.waitTimeoutMs'),
+      });
+      this.semaphores.set(conn.id, sem);
+    } else {
+      sem.setLimit(limit);
+    }
+    return sem;
+  }
+
+  /** True when the connection is at its `maxConcurrent` (routing tries it last). */
+  saturated(conn: CatalogConnection): boolean {
+    return this.semaphores.get(conn.id)?.saturated ?? false;
+  }
+
+  limits(conn: CatalogConnection): QueueLimits {
+    const s = this.deps.settings;
+    return resolveLimits(
+      {
+        maxWaitMs: s.number('rateLimit.maxWaitMs'),
+        executionMaxWaitMs: s.number('rateLimit.executionMaxWaitMs'),
+        maxQueueDepth: s.number('rateLimit.maxQueueDepth'),
+      },
+      conn.options?.rateLimitOverrides,
+    );
+  }
+
+  /**
+   * Takes the `maxConcurrent` permit (FIFO, fail-open), then a request-queue slot (which may
+   * reject with a QueueRejection). `onExpire` fires if the queue's execution limit ends the job.
+   */
+  async hold(
+    provider: string,
+    conn: CatalogConnection,
+    upstreamTotalMs: number,
+    signal: AbortSignal,
+    onExpire: () => void,
+  ): Promise<FlowHold> {
+    const permit = await this.semaphore(conn).acquire(signal);
+    if (permit.bypass === 'wait_timeout' || permit.bypass === 'queue_full') {
+      this.deps.log.debug(
+        `flow: ${conn.id} maxConcurrent ${permit.bypass}; going ahead without a slot`,
+      );
+    }
+    const limits = this.limits(conn);
+    let slot: QueueSlot;
+    try {
+      slot = await this.queues.acquire(
+        provider,
+        conn.id,
+        conn.options?.rateLimit ?? {},
+        limits,
+        effectiveExpiration(limits, upstreamTotalMs),
+        signal,
+      );
+    } catch (err) {
+      permit.release();
+      throw err;
+    }
+    slot.onExpire(onExpire);
+    return {
+      permit,
+      slot,
+      release() {
+        slot.release();
+        permit.release();
+      },
+    };
+  }
+
+  // ------------------------------------------------------------------ affinity
+
+  ttlMs(): number {
+    return this.deps.settings.number('sessionAffinityTtlMs');
+  }
+
+  pinned(session: string, now: number): string | null {
+    const c = this.affinity.pinned(session, now, this.ttlMs());
+    this.scheduleFlush();
+    return c;
+  }
+
+  pin(session: string, connection: string, now: number): void {
+    this.affinity.pin(session, connection, now, this.ttlMs());
+    this.scheduleFlush();
+  }
+
+  sessions(now: number): SessionView[] {
+    return this.affinity.views(now);
+  }
+
+  queueViews(): QueueView[] {
+    return this.queues.views();
+  }
+
+  private scheduleFlush(): void {
+    if (this.timer || this.affinity.dirty.size === 0) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.flush();
+    }, this.deps.flushIntervalMs ?? 1_000);
+    this.timer.unref();
+  }
+
+  flush(): void {
+    const batch = this.affinity.takeDirty();
+    if (batch.size === 0) return;
+    try {
+      this.deps.pins.save(batch, this.deps.now());
+    } catch (err) {
+      this.deps.log.error(`session pins not saved: ${String(err)}`);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.flush();
+    await this.queues.close();
+  }
+}

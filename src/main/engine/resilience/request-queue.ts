@@ -1,0 +1,216 @@
+import Bottleneck from 'bottleneck';
+import type { QueueView } from '../../../shared/contract';
+import { admit, type QueueCode, type QueueLimits } from './admission';
+
+/** Rate limits of one connection: configured, or learned from upstream rate-limit headers. */
+export interface RateLimit {
+  concurrency?: number;
+  requestsPerMinute?: number;
+}
+
+export class QueueRejection extends Error {
+  constructor(
+    readonly code: QueueCode,
+    readonly retryAfterMs: number | null,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A running job's hold on the limiter; released in `finally`, safe twice. */
+export interface QueueSlot {
+  release(): void;
+  /** Called if Bottleneck expires the job (execution over `executionMaxWaitMs`). */
+  onExpire(listener: () => void): void;
+}
+
+interface Entry {
+  limiter: Bottleneck;
+  rateLimit: RateLimit;
+  learnedRpm: number | null;
+  waiting: number;
+  running: number;
+  rejected: number;
+}
+
+function isLimited(e: Entry): boolean {
+  return Boolean(
+    (e.rateLimit.concurrency ?? 0) > 0 || e.rateLimit.requestsPerMinute || e.learnedRpm,
+  );
+}
+
+function limiterSettings(r: RateLimit, learnedRpm: number | null): Bottleneck.ConstructorOptions {
+  const rpm = r.requestsPerMinute ?? learnedRpm ?? null;
+  return {
+    maxConcurrent: r.concurrency && r.concurrency > 0 ? r.concurrency : null,
+    reservoir: rpm,
+    reservoirRefreshAmount: rpm,
+    reservoirRefreshInterval: rpm ? 60_000 : null,
+  };
+}
+
+/**
+ * One Bottleneck limiter per provider+connection, below breaker, cooldown and lockout. The
+ * admission check (queue depth) is pure and runs before scheduling; the wait budget is a timer
+ * that stops when the job starts; execution expiry is Bottleneck's own `expiration`.
+ */
+export class RequestQueues {
+  private readonly entries = new Map<string, Entry>();
+
+  private entry(provider: string, connection: string, rateLimit: RateLimit): Entry {
+    const key = `${provider}\u0000${connection}`;
+    let e = this.entries.get(key);
+    if (!e) {
+      e = {
+        limiter: new Bottleneck(limiterSettings(rateLimit, null)),
+        rateLimit,
+        learnedRpm: null,
+        waiting: 0,
+        running: 0,
+        rejected: 0,
+      };
+      this.entries.set(key, e);
+    } else if (JSON.stringify(e.rateLimit) !== JSON.stringify(rateLimit)) {
+      e.rateLimit = rateLimit;
+      e.limiter.updateSettings(limiterSettings(rateLimit, e.learnedRpm));
+    }
+    return e;
+  }
+
+  /**
+   * Waits for a slot. Rejects with `RATE_LIMIT_QUEUE_FULL` at once when too many already wait,
+   * `RATE_LIMIT_QUEUE_TIMEOUT` when the wait budget runs out (the job then never runs), or
+   * resolves with the slot the attempt holds until it ends.
+   */
+  acquire(
+    provider: string,
+    connection: string,
+    rateLimit: RateLimit,
+    limits: QueueLimits,
+    expirationMs: number,
+    signal: AbortSignal,
+  ): Promise<QueueSlot> {
+    const e = this.entry(provider, connection, rateLimit);
+    const decision = admit(e.waiting, limits);
+    if (!decision.admit) {
+      e.rejected++;
+      return Promise.reject(
+        new QueueRejection(
+          decision.code,
+          decision.retryAfterMs,
+          `${e.waiting} requests already wait for ${provider}/${connection} (maxQueueDepth ${limits.maxQueueDepth})`,
+        ),
+      );
+    }
+    if (!isLimited(e)) {
+      // Nothing to wait for: skip the scheduler's own latency on the hot path.
+      e.running++;
+      let released = false;
+      return Promise.resolve({
+        release: () => {
+          if (released) return;
+          released = true;
+          e.running--;
+        },
+        onExpire: () => {},
+      });
+    }
+    e.waiting++;
+    return new Promise<QueueSlot>((resolve, reject) => {
+      let state: 'waiting' | 'running' | 'gone' = 'waiting';
+      let finish: () => void = () => {};
+      const expireListeners: Array<() => void> = [];
+      const leaveQueue = (err: Error | null) => {
+        if (state !== 'waiting') return;
+        state = 'gone';
+        e.waiting--;
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+        if (err) reject(err);
+      };
+      const timer = setTimeout(() => {
+        e.rejected++;
+        leaveQueue(
+          new QueueRejection(
+            'RATE_LIMIT_QUEUE_TIMEOUT',
+            limits.maxWaitMs,
+            `waited ${limits.maxWaitMs} ms in the queue of ${provider}/${connection} without a slot (maxWaitMs)`,
+          ),
+        );
+      }, limits.maxWaitMs);
+      const onAbort = () =>
+        leaveQueue(
+          new QueueRejection('RATE_LIMIT_QUEUE_TIMEOUT', null, 'client disconnected while queued'),
+        );
+      signal.addEventListener('abort', onAbort, { once: true });
+      e.limiter
+        .schedule({ expiration: expirationMs }, () => {
+          // A job whose waiter already gave up returns at once and frees its place.
+          if (state !== 'waiting') return Promise.resolve();
+          state = 'running';
+          e.waiting--;
+          e.running++;
+          clearTimeout(timer);
+          signal.removeEventListener('abort', onAbort);
+          return new Promise<void>((done) => {
+            let released = false;
+            finish = () => {
+              if (released) return;
+              released = true;
+              e.running--;
+              done();
+            };
+            resolve({ release: () => finish(), onExpire: (l) => expireListeners.push(l) });
+          });
+        })
+        .catch((err: unknown) => {
+          if (err instanceof Bottleneck.BottleneckError && state === 'running') {
+            // Expired: the attempt must stop; its `finally` releases the slot (already freed).
+            finish();
+            for (const l of expireListeners) l();
+          }
+        });
+    });
+  }
+
+  /**
+   * Adopts a requests-per-minute limit the upstream announced (`x-ratelimit-limit-requests`)
+   * for a connection that has none configured.
+   */
+  learn(
+    provider: string,
+    connection: string,
+    rateLimit: RateLimit,
+    headers: Record<string, unknown>,
+  ): void {
+    if (rateLimit.requestsPerMinute) return;
+    const raw =
+      headers['x-ratelimit-limit-requests'] ?? headers['anthropic-ratelimit-requests-limit'];
+    const rpm = Number(Array.isArray(raw) ? raw[0] : raw);
+    if (!Number.isInteger(rpm) || rpm <= 0) return;
+    const e = this.entry(provider, connection, rateLimit);
+    if (e.learnedRpm === rpm) return;
+    e.learnedRpm = rpm;
+    e.limiter.updateSettings(limiterSettings(rateLimit, rpm));
+  }
+
+  views(): QueueView[] {
+    return [...this.entries.entries()].map(([key, e]) => {
+      const [provider, connection] = key.split('\u0000') as [string, string];
+      return { provider, connection, running: e.running, queued: e.waiting, rejected: e.rejected };
+    });
+  }
+
+  /** Counts a rejection decided elsewhere (execution timeout) for the snapshot. */
+  countRejection(provider: string, connection: string): void {
+    const e = this.entries.get(`${provider}\u0000${connection}`);
+    if (e) e.rejected++;
+  }
+
+  async close(): Promise<void> {
+    const all = [...this.entries.values()];
+    this.entries.clear();
+    await Promise.all(all.map((e) => e.limiter.stop({ dropWaitingJobs: true }).catch(() => {})));
+  }
+}
