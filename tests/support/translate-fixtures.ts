@@ -1,8 +1,10 @@
 // Helpers for the translation golden tests: fixtures in tests/fixtures/translate/ are real-shaped
 // bodies and streams of each API; goldens in tests/fixtures/translate/golden/ are the reviewed
-// translations (vitest file snapshots, regenerated with `npx vitest run -u`).
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+// translations. A missing golden is written; `UPDATE_GOLDEN=1 npx vitest run tests/unit/translate-`
+// rewrites them all (then `npx biome format --write tests/fixtures` and review the diff).
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { expect } from 'vitest';
 import { type ErrorKind, errorBody } from '../../src/main/engine/proxy/client-errors';
 import {
   createStreamTranslator,
@@ -34,7 +36,22 @@ export function requestCases(from: WireFormat): Record<string, Json> {
 }
 
 export function goldenPath(kind: string, from: WireFormat, to: WireFormat, name = ''): string {
-  return `../fixtures/translate/golden/${kind}.${SHORT[from]}-to-${SHORT[to]}${name ? `.${name}` : ''}.json`;
+  return join(
+    FIXTURES,
+    'golden',
+    `${kind}.${SHORT[from]}-to-${SHORT[to]}${name ? `.${name}` : ''}.json`,
+  );
+}
+
+/** Compares with a golden file as JSON values, so the files can be formatted like the rest. */
+export function expectGolden(actual: unknown, path: string): void {
+  const value = JSON.parse(JSON.stringify(actual)) as unknown;
+  if (process.env.UPDATE_GOLDEN === '1' || !existsSync(path)) {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, pretty(value));
+    return;
+  }
+  expect(value).toEqual(JSON.parse(readFileSync(path, 'utf8')));
 }
 
 export const pretty = (v: unknown): string => `${JSON.stringify(v, null, 2)}\n`;

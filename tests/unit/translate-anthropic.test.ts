@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { estimateInputTokens, parseRequest } from '../../src/main/engine/translate';
 import {
+  expectGolden,
   fixture,
   goldenPath,
   others,
-  pretty,
   requestCases,
   responseFixture,
   sseEvents,
@@ -21,21 +21,21 @@ const cases = requestCases(FROM);
 describe('from Anthropic Messages: golden translations', () => {
   for (const to of others(FROM)) {
     for (const [name, body] of Object.entries(cases)) {
-      it(`request ${name} → ${to}`, async () => {
-        await expect(pretty(translateRequest(FROM, to, body))).toMatchFileSnapshot(
-          goldenPath('request', FROM, to, name),
-        );
+      it(`request ${name} → ${to}`, () => {
+        expectGolden(translateRequest(FROM, to, body), goldenPath('request', FROM, to, name));
       });
     }
-    it(`response → ${to}`, async () => {
-      await expect(pretty(translateResponse(FROM, to, responseFixture(FROM)))).toMatchFileSnapshot(
+    it(`response → ${to}`, () => {
+      expectGolden(
+        translateResponse(FROM, to, responseFixture(FROM)),
         goldenPath('response', FROM, to),
       );
     });
-    it(`stream → ${to}`, async () => {
-      await expect(
-        pretty(sseEvents(translateStream(FROM, to, streamFixture(FROM)))),
-      ).toMatchFileSnapshot(goldenPath('stream', FROM, to));
+    it(`stream → ${to}`, () => {
+      expectGolden(
+        sseEvents(translateStream(FROM, to, streamFixture(FROM))),
+        goldenPath('stream', FROM, to),
+      );
     });
     it(`error → ${to}`, () => {
       const { status, body } =

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import {
+  expectGolden,
   fixture,
   goldenPath,
   others,
-  pretty,
   requestCases,
   responseFixture,
   sseEvents,
@@ -20,21 +20,21 @@ const cases = requestCases(FROM);
 describe('from Chat Completions: golden translations', () => {
   for (const to of others(FROM)) {
     for (const [name, body] of Object.entries(cases)) {
-      it(`request ${name} → ${to}`, async () => {
-        await expect(pretty(translateRequest(FROM, to, body))).toMatchFileSnapshot(
-          goldenPath('request', FROM, to, name),
-        );
+      it(`request ${name} → ${to}`, () => {
+        expectGolden(translateRequest(FROM, to, body), goldenPath('request', FROM, to, name));
       });
     }
-    it(`response → ${to}`, async () => {
-      await expect(pretty(translateResponse(FROM, to, responseFixture(FROM)))).toMatchFileSnapshot(
+    it(`response → ${to}`, () => {
+      expectGolden(
+        translateResponse(FROM, to, responseFixture(FROM)),
         goldenPath('response', FROM, to),
       );
     });
-    it(`stream → ${to}`, async () => {
-      await expect(
-        pretty(sseEvents(translateStream(FROM, to, streamFixture(FROM)))),
-      ).toMatchFileSnapshot(goldenPath('stream', FROM, to));
+    it(`stream → ${to}`, () => {
+      expectGolden(
+        sseEvents(translateStream(FROM, to, streamFixture(FROM))),
+        goldenPath('stream', FROM, to),
+      );
     });
   }
 });
@@ -175,5 +175,29 @@ describe('from Chat Completions: answers', () => {
         code: 'rate_limit_exceeded',
       },
     });
+  });
+});
+
+describe('errors between the two OpenAI shapes', () => {
+  it('keep code and message both ways', () => {
+    const all = fixture<Record<string, { status: number; body: unknown }>>('errors.json');
+    const chat = all['openai-chat']!;
+    expect(translateError(FROM, 'openai-responses', chat.status, chat.body)).toMatchObject({
+      error: { type: 'rate_limit_error', code: 'rate_limit_exceeded' },
+    });
+    const resp = all['openai-responses']!;
+    expect(translateError('openai-responses', FROM, resp.status, resp.body)).toMatchObject({
+      error: { type: 'invalid_request_error', code: 'invalid_value' },
+    });
+  });
+
+  it('a temperature above Anthropic’s range is capped and said so', () => {
+    const t = translateRequest(FROM, 'anthropic', {
+      model: 'm',
+      temperature: 1.5,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    expect(t.body.temperature).toBe(1);
+    expect(t.dropped).toEqual(['temperature above 1']);
   });
 });
