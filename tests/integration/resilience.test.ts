@@ -337,6 +337,35 @@ describe('7. upstream status restatement and error rules', () => {
     });
   });
 
+  it('an error arriving as the first event of a 200 stream is handled like its status: failover, no bytes relayed', async () => {
+    gw.primary.script({ streamError: true });
+    const res = await post('coder', { stream: true });
+    expect(res.status).toBe(200);
+    // The next candidate: the same target on the provider's second connection.
+    expect(res.headers.get('x-breakwater-connection')).toBe('oa-2');
+    expect(res.headers.get('x-breakwater-decision')).toContain(
+      'oa/gpt-a@oa-1 failed (error event opening a 200 stream, as 500, server_error)',
+    );
+    const text = await res.text();
+    expect(text).not.toContain('server had an error');
+    expect(text).toContain('[DONE]');
+    expect((await state()).breakers.find((b) => b.provider === 'oa')!.failureCount).toBe(1);
+  });
+
+  it('an Anthropic overloaded_error opening a stream is relayed as 529 when nothing else can serve', async () => {
+    const anthropic = new Anthropic({ baseURL: gw.url, apiKey: 'x', maxRetries: 0 });
+    gw.primary.script({
+      streamError: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } },
+    });
+    const err = await anthropic.messages
+      .create({ model: 'agentrouter/claude-ar', max_tokens: 5, messages, stream: true })
+      .then(
+        () => ({ status: 200 }),
+        (e: unknown) => e as { status: number },
+      );
+    expect(err.status).toBe(529);
+  });
+
   it('a plain 400 penalises nobody', async () => {
     gw.primary.script({
       status: 400,

@@ -12,6 +12,7 @@ import type {
 import type { Catalog } from '../catalog';
 import { connectionRecord, providerRecord } from '../config/records';
 import {
+  checkSubscriptionProvider,
   ValidationError,
   validateCombo,
   validateConnection,
@@ -80,7 +81,7 @@ export class AdminService {
     const db = this.store.db;
     db.transaction(() => {
       this.store.providers.upsert(
-        providerRecord(provider, existing?.position ?? this.store.providers.list().length),
+        providerRecord(provider, existing?.position ?? this.store.providers.list().length, existing),
       );
       if (provider.connections) {
         const keep = new Set(provider.connections.map((c) => c.id));
@@ -97,7 +98,9 @@ export class AdminService {
   }
 
   deleteProvider(id: string): void {
+    const connections = this.store.connections.list(id).map((c) => c.id);
     if (!this.store.providers.remove(id)) throw new NotFoundError(`provider "${id}"`);
+    this.resilience.forgetProvider(id, connections);
     this.changed('providers');
   }
 
@@ -130,8 +133,10 @@ export class AdminService {
   }
 
   saveConnection(provider: string, input: unknown): ConnectionView {
-    if (!this.store.providers.get(provider)) throw new NotFoundError(`provider "${provider}"`);
+    const owner = this.store.providers.get(provider);
+    if (!owner) throw new NotFoundError(`provider "${provider}"`);
     const conn = validateConnection(input, 'connection');
+    checkSubscriptionProvider(owner.format, conn, 'connection');
     this.upsertConnection(provider, conn, this.store.connections.list(provider).length);
     this.changed('connections');
     const saved = this.catalog().connections.get(conn.id)!;
@@ -140,6 +145,7 @@ export class AdminService {
 
   deleteConnection(id: string): void {
     if (!this.store.connections.remove(id)) throw new NotFoundError(`connection "${id}"`);
+    this.resilience.forgetConnection(id);
     this.changed('connections');
   }
 

@@ -19,7 +19,7 @@ export function applyConfig(
   store.db.transaction(() => {
     (config.providers ?? []).forEach((p, i) => {
       const existing = store.providers.get(p.id);
-      store.providers.upsert(providerRecord(p, existing?.position ?? i));
+      store.providers.upsert(providerRecord(p, existing?.position ?? i, existing));
       p.connections.forEach((c, j) => {
         const prev = store.connections.get(c.id);
         if (prev && prev.provider !== p.id) {
@@ -27,7 +27,15 @@ export function applyConfig(
             `config: connection "${c.id}" already belongs to provider "${prev.provider}" in the database`,
           );
         }
-        store.connections.upsert(connectionRecord(p.id, c, prev, prev?.position ?? j));
+        const record = connectionRecord(p.id, c, prev, prev?.position ?? j);
+        store.connections.upsert(record);
+        // A new credential in the file ends a terminal state (banned, expired, credits) too.
+        if (prev && (prev.apiKey !== record.apiKey || prev.apiKeyEnv !== record.apiKeyEnv)) {
+          store.resilience.save(
+            { breakers: new Map(), health: new Map([[c.id, null]]), lockouts: new Map() },
+            Date.now(),
+          );
+        }
       });
     });
     for (const combo of config.combos ?? []) {

@@ -1,8 +1,11 @@
-import type { ConnectionConfig, ProviderInput } from '../../../shared/contract';
+import type { ConnectionConfig, ConnectionOptions, ProviderInput } from '../../../shared/contract';
 import type { ConnectionRecord, ProviderRecord } from '../store';
 
-/** A validated provider as the store keeps it. */
-export function providerRecord(p: ProviderInput, position: number): ProviderRecord {
+/**
+ * A validated provider as the store keeps it. Options the input does not mention keep their
+ * stored value, so a form that knows nothing of them cannot erase them.
+ */
+export function providerRecord(p: ProviderInput, position: number, prev?: ProviderRecord): ProviderRecord {
   return {
     id: p.id,
     format: p.format,
@@ -12,8 +15,21 @@ export function providerRecord(p: ProviderInput, position: number): ProviderReco
     timeouts: p.timeouts ?? {},
     enabled: p.enabled ?? true,
     position,
-    options: p.quotaFamilies ? { quotaFamilies: p.quotaFamilies } : {},
+    options: { ...prev?.options, ...(p.quotaFamilies !== undefined ? { quotaFamilies: p.quotaFamilies } : {}) },
   };
+}
+
+/** The connection options the input states (an explicit `false` clears a switch). */
+function definedOptions(c: ConnectionConfig): ConnectionOptions {
+  const stated: ConnectionOptions = {
+    disableCooling: c.disableCooling,
+    rateLimit: c.rateLimit,
+    rateLimitOverrides: c.rateLimitOverrides,
+    lowPriorityMode: c.lowPriorityMode,
+    autoLimitReset: c.autoLimitReset,
+    organizationUUID: c.organizationUUID,
+  };
+  return Object.fromEntries(Object.entries(stated).filter(([, v]) => v !== undefined)) as ConnectionOptions;
 }
 
 /**
@@ -35,10 +51,6 @@ export function connectionRecord(
     maxConcurrent: c.maxConcurrent ?? null,
     enabled: c.enabled ?? true,
     position,
-    options: {
-      ...(c.disableCooling ? { disableCooling: true } : {}),
-      ...(c.rateLimit ? { rateLimit: c.rateLimit } : {}),
-      ...(c.rateLimitOverrides ? { rateLimitOverrides: c.rateLimitOverrides } : {}),
-    },
+    options: { ...prev?.options, ...definedOptions(c) },
   };
 }

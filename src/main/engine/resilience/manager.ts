@@ -377,15 +377,19 @@ export class ResilienceManager {
 
     const lockSettings = this.lockoutSettings();
     const disableCooling = c.connection.options?.disableCooling === true;
+    // A rule's own scope or cooldown is the operator's (or a built-in rule's) consent; every
+    // other lockout needs lockout switched on, and a status in errorCodes unless a pattern
+    // named the scope (e.g. a 400 saying the model is not accessible).
     const lockApplies =
       cls.lockout !== null &&
-      (cls.lockout.scope !== undefined ||
-        cls.lockout.cooldownMs !== undefined ||
-        (lockSettings.enabled && lockSettings.errorCodes.includes(cls.status)));
+      ((cls.ruleId !== null && (cls.lockout.scope !== undefined || cls.lockout.cooldownMs !== undefined)) ||
+        (lockSettings.enabled &&
+          (cls.lockout.scope !== undefined || lockSettings.errorCodes.includes(cls.status))));
+    const egressBucket = cls.egressBucket && egressFamilyOf(provider.id) !== null;
     let lock = false;
     let cool: ConnectionFailure | null = cls.connection;
     if (cls.connection?.kind === 'cooldown') {
-      if (cls.prefer === 'lockout' && lockApplies && !cls.egressBucket) {
+      if (cls.prefer === 'lockout' && lockApplies && !egressBucket) {
         lock = true;
         cool = null;
       } else if (disableCooling && cls.lockout) {
@@ -436,7 +440,7 @@ export class ResilienceManager {
         now,
       );
     }
-    if (cls.egressBucket && egressFamilyOf(provider.id)) {
+    if (egressBucket) {
       this.coolEgressSiblings(c, provider, cls, info, cause, now);
     }
   }
@@ -581,6 +585,23 @@ export class ResilienceManager {
         now,
       );
     }
+  }
+
+  /** Drops all state of a connection that was deleted (the rows go with it by cascade). */
+  forgetConnection(connection: string): void {
+    this.health.delete(connection);
+    this.dirty.health.delete(connection);
+    for (const e of this.lockouts.clearAll((x) => x.connection === connection)) this.dirty.lockouts.delete(e.key);
+    this.egressCache.delete(connection);
+  }
+
+  /** Drops all state of a provider that was deleted. */
+  forgetProvider(provider: string, connections: readonly string[]): void {
+    this.breakers.delete(provider);
+    this.restoredBreakers.delete(provider);
+    this.dirty.breakers.delete(provider);
+    this.providerCooldowns.delete(provider);
+    for (const c of connections) this.forgetConnection(c);
   }
 
   clearLockout(provider: string, connection: string, model: string, now: number): LockoutView[] {

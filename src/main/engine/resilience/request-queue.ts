@@ -40,6 +40,17 @@ function isLimited(e: Entry): boolean {
   );
 }
 
+/**
+ * Requests that really wait for a slot. Bottleneck starts a job on a later tick, so a job
+ * admitted while a concurrency slot is free is about to run, not waiting; without this a burst
+ * was refused with RATE_LIMIT_QUEUE_FULL before `maxQueueDepth` requests waited.
+ */
+function waitingForSlot(e: Entry): number {
+  const limit = e.rateLimit.concurrency ?? 0;
+  const free = limit > 0 ? Math.max(0, limit - e.running) : 0;
+  return Math.max(0, e.waiting - free);
+}
+
 function limiterSettings(r: RateLimit, learnedRpm: number | null): Bottleneck.ConstructorOptions {
   const rpm = r.requestsPerMinute ?? learnedRpm ?? null;
   return {
@@ -92,14 +103,15 @@ export class RequestQueues {
     signal: AbortSignal,
   ): Promise<QueueSlot> {
     const e = this.entry(provider, connection, rateLimit);
-    const decision = admit(e.waiting, limits);
+    const queued = waitingForSlot(e);
+    const decision = admit(queued, limits);
     if (!decision.admit) {
       e.rejected++;
       return Promise.reject(
         new QueueRejection(
           decision.code,
           decision.retryAfterMs,
-          `${e.waiting} requests already wait for ${provider}/${connection} (maxQueueDepth ${limits.maxQueueDepth})`,
+          `${queued} requests already wait for ${provider}/${connection} (maxQueueDepth ${limits.maxQueueDepth})`,
         ),
       );
     }

@@ -1,0 +1,139 @@
+import { Readable } from 'node:stream';
+
+const PEEK_LIMIT = 64 * 1024;
+
+/** An error that arrived as the first event of a 200 event stream, as if it were a status. */
+export interface StreamOpeningError {
+  status: number;
+  /** The error as JSON text, for classification and relay like an error body. */
+  raw: Buffer;
+}
+
+// The status each API's error type stands for, so classification sees what a non-streaming
+// request would have seen.
+const TYPE_STATUS: Record<string, number> = {
+  invalid_request_error: 400,
+  authentication_error: 401,
+  permission_error: 403,
+  not_found_error: 404,
+  request_too_large: 413,
+  rate_limit_error: 429,
+  rate_limit_exceeded: 429,
+  insufficient_quota: 429,
+  api_error: 500,
+  server_error: 500,
+  overloaded_error: 529,
+  timeout_error: 504,
+};
+
+function statusOf(error: Record<string, unknown>): number {
+  for (const key of ['type', 'code'] as const) {
+    const v = error[key];
+    if (typeof v === 'string' && TYPE_STATUS[v]) return TYPE_STATUS[v];
+  }
+  return 502;
+}
+
+/** The error object of a parsed first event, if the event is an error before any content. */
+function openingError(eventName: string | null, data: unknown): Record<string, unknown> | null {
+  if (typeof data !== 'object' || data === null) return null;
+  const d = data as Record<string, unknown>;
+  const err = d.error;
+  if (
+    typeof err === 'object' &&
+    err !== null &&
+    (eventName === 'error' || d.type === 'error' || !('choices' in d))
+  ) {
+    return err as Record<string, unknown>;
+  }
+  // Responses' `error` event carries its fields at the top level.
+  if ((eventName === 'error' || d.type === 'error') && typeof d.message === 'string') return d;
+  if (d.type === 'response.failed') {
+    const inner = (d.response as Record<string, unknown> | undefined)?.error;
+    if (typeof inner === 'object' && inner !== null) return inner as Record<string, unknown>;
+  }
+  return null;
+}
+
+function parseFirstEvent(text: string): { name: string | null; data: unknown } | null {
+  let name: string | null = null;
+  const data: string[] = [];
+  for (const line of text.split(/\r?\n/)) {
+    if (line.startsWith('event:')) name = line.slice(6).trim();
+    else if (line.startsWith('data:')) data.push(line.slice(5).trimStart());
+  }
+  if (data.length === 0) return null;
+  try {
+    return { name, data: JSON.parse(data.join('\n')) };
+  } catch {
+    return null;
+  }
+}
+
+/** Next chunk, or null once the stream has ended. */
+function readChunk(body: Readable): Promise<Buffer | null> {
+  return new Promise((resolve, reject) => {
+    const tryRead = () => {
+      const chunk = body.read() as Buffer | null;
+      if (chunk !== null) {
+        cleanup();
+        resolve(chunk);
+      }
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(null);
+    };
+    const onError = (err: Error) => {
+      cleanup();
+      reject(err);
+    };
+    const cleanup = () => {
+      body.off('readable', tryRead);
+      body.off('end', onEnd);
+      body.off('error', onError);
+    };
+    body.on('readable', tryRead);
+    body.once('end', onEnd);
+    body.once('error', onError);
+    tryRead();
+  });
+}
+
+/**
+ * Reads a 200 event stream up to its first complete event (skipping comment lines). When that
+ * event is an error, returns it, the stream is spent and the caller treats it like an error
+ * status. Otherwise every byte read is put back, so the relay sees the stream untouched; a
+ * stream that already ended cannot take bytes back, so `replacement` then carries them.
+ */
+export async function peekOpeningError(
+  body: Readable,
+): Promise<{ error: StreamOpeningError } | { replacement: Readable | null }> {
+  const seen: Buffer[] = [];
+  let size = 0;
+  let text = '';
+  for (;;) {
+    const chunk = await readChunk(body);
+    if (chunk === null) {
+      return { replacement: Readable.from(seen.length > 0 ? [Buffer.concat(seen, size)] : []) };
+    }
+    seen.push(chunk);
+    size += chunk.length;
+    text += chunk.toString('utf8');
+    const firstEvent = text
+      .split(/\r?\n\r?\n/)
+      .find(
+        (block, i, all) =>
+          i < all.length - 1 && block.split(/\r?\n/).some((l) => l && !l.startsWith(':')),
+      );
+    if (firstEvent !== undefined || size >= PEEK_LIMIT) {
+      const parsed = firstEvent !== undefined ? parseFirstEvent(firstEvent) : null;
+      const err = parsed ? openingError(parsed.name, parsed.data) : null;
+      if (err)
+        return { error: { status: statusOf(err), raw: Buffer.from(JSON.stringify(parsed!.data)) } };
+      break;
+    }
+  }
+  body.unshift(Buffer.concat(seen, size));
+  return { replacement: null };
+}
