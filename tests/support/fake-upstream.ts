@@ -61,6 +61,12 @@ export interface FakeStep {
    * `tool_calls` / `tool_use`; streamed with each call's arguments split into `chunks` deltas.
    */
   toolCalls?: FakeToolCall[];
+  /**
+   * Stream only: after the opening events, send this many heartbeats `everyMs` apart before the
+   * first content chunk (`event: ping` on Anthropic routes, a `: keep-alive` comment otherwise):
+   * a stream that is alive but produces nothing.
+   */
+  heartbeats?: { count: number; everyMs: number };
 }
 
 export interface RecordedRequest {
@@ -817,19 +823,30 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
           ? responsesStream(`resp_${tag}${n}`, `msg_${tag}${n}`, created, model, text, parts, usage)
           : anthropicStream(`msg_${tag}${n}`, model, parts, usage);
 
+    let head = plan.head;
+    if (step.heartbeats) {
+      const beat = r === 'messages' ? sse('ping', { type: 'ping' }) : ': keep-alive\n\n';
+      res.write(head);
+      head = '';
+      for (let i = 0; i < step.heartbeats.count; i++) {
+        await wait(step.heartbeats.everyMs);
+        if (gone(res)) return;
+        res.write(beat);
+      }
+    }
     const gap = step.chunkDelayMs ?? 0;
     const stallAt = step.stallAfterChunks ?? Number.POSITIVE_INFINITY;
     const resetAt = step.resetAfterChunks ?? Number.POSITIVE_INFINITY;
     const cutAt = Math.max(0, Math.min(stallAt, resetAt));
     if (gap <= 0 && cutAt === Number.POSITIVE_INFINITY) {
       // The common (benchmark) path: one write.
-      res.end(plan.head + plan.deltas.join('') + plan.tail);
+      res.end(head + plan.deltas.join('') + plan.tail);
       return;
     }
     const marker = step.stampMarker;
     const stamped = (s: string): string =>
       marker ? s.replaceAll(marker, String(process.hrtime.bigint())) : s;
-    let pending = plan.head;
+    let pending = head;
     for (let i = 0; i < plan.deltas.length && i < cutAt; i++) {
       if (gap > 0) {
         res.write(stamped(pending));

@@ -309,6 +309,15 @@ export function createEngine(opts: EngineOptions): Engine {
         },
         leases,
         gatewayKey: key,
+        watchdog: () =>
+          settings.boolean('streamRecovery.throughputWatchdog')
+            ? {
+                warmupMs: settings.number('streamRecovery.warmupMs'),
+                windowMs: settings.number('streamRecovery.windowMs'),
+                minBytesPerSecond: settings.number('streamRecovery.minBytesPerSecond'),
+                minMeasurableBytes: settings.number('streamRecovery.minMeasurableBytes'),
+              }
+            : null,
       });
     },
     admin: createAdminHandler({

@@ -16,6 +16,7 @@ import {
 } from '../resilience/lease-service';
 import type { ResilienceManager } from '../resilience/manager';
 import { QueueRejection } from '../resilience/request-queue';
+import type { ThroughputWatchdogOptions } from '../resilience/throughput-watchdog';
 import { type Candidate, expandCandidates, resolveModel } from '../routing/resolve';
 import {
   createStreamTranslator,
@@ -43,8 +44,15 @@ import {
   streamErrorEvent,
 } from './client-errors';
 import type { Endpoint } from './endpoints';
+import { peekOpeningError, type StreamOpeningError } from './first-event';
 import { clientResponseHeaders, upstreamHeaders } from './headers';
 import { rewriteTopLevelModel } from './model-rewrite';
+import {
+  HOLD_LIMIT_BYTES,
+  StreamWatch,
+  ThroughputTripError,
+  WATCHDOG_ERROR_CLASS,
+} from './stream-watch';
 import { type UpstreamPools, upstreamPath } from './upstream';
 import { clientErrorFromUpstream } from './upstream-errors';
 import { emptyUsage, mergeUsage, SseUsageObserver, type Usage, usageOf } from './usage';
@@ -74,6 +82,8 @@ export interface PipelineDeps {
   cooldownWait(): { enabled: boolean; maxWaitMs: number; maxAttempts: number; budgetMs: number };
   /** Reports a queue rejection for the event stream. */
   events?(r: { code: string; candidate: Candidate; message: string }): void;
+  /** Stream throughput watchdog settings (§6) when it is switched on, else null. */
+  watchdog?(): ThroughputWatchdogOptions | null;
 }
 
 const ERROR_BODY_LIMIT = 64 * 1024;
@@ -107,6 +117,8 @@ interface RequestContext {
   translated?: Map<string, TranslatedBody>;
   /** The exclusive lease a managed request holds (it passed the fence). */
   lease?: ManagedLease | null;
+  /** Throughput watchdog settings (§6) for this request's streams; null when it is off. */
+  readonly watchdog: ThroughputWatchdogOptions | null;
 }
 
 type Stage = (ctx: RequestContext) => GatewayError | null;
@@ -161,6 +173,7 @@ export async function handleProxyRequest(
     errorMessage: null,
     clientGone: false,
     egressIp: null,
+    watchdog: deps.watchdog?.() ?? null,
   };
   res.once('close', () => {
     if (!res.writableFinished) ctx.clientGone = true;
@@ -376,6 +389,8 @@ interface HeldError {
 }
 
 const RETRY_AFTER_MIN_MS = 1_000;
+/** Fresh starts after a watchdog trip before any byte reached the client, per request. */
+const WATCHDOG_RETRIES = 2;
 const RETRY_AFTER_MAX_MS = 60_000;
 
 async function dispatch(
@@ -399,6 +414,7 @@ async function dispatch(
   let queueRejection: QueueRejection | null = null;
   let waits = 0;
   let waited = 0;
+  let watchdogRetries = 0;
 
   for (;;) {
     const served = await round();
@@ -449,6 +465,8 @@ async function dispatch(
       }
       const outcome = await attempt(candidate, label, now);
       if (outcome === 'done') return true;
+      // The throughput watchdog cut a stream before any byte reached the client: same again.
+      if (outcome === 'retry') i--;
     }
     return false;
   }
@@ -458,7 +476,7 @@ async function dispatch(
     candidate: Candidate,
     label: string,
     now: number,
-  ): Promise<'done' | 'next'> {
+  ): Promise<'done' | 'next' | 'retry'> {
     const timeouts = timeoutsFor(candidate, deps);
     const attemptMs = Math.min(timeouts.totalMs, budgetEnd - now);
     const controller = new AbortController();
@@ -596,7 +614,12 @@ async function dispatch(
       // Earlier attempts' failures stay in the decision; the outcome is this attempt's.
       ctx.errorClass = null;
       ctx.errorMessage = null;
-      await relay(ctx, res, upstream, controller.signal, candidate);
+      const relayed = await relay(ctx, res, upstream, controller.signal, candidate);
+      // A watchdog trip is Breakwater's own stream handling (§1): neither a provider failure nor
+      // a success, so the admission is only released (in finally) and no pin is made.
+      if (relayed === 'retry' || ctx.errorClass === WATCHDOG_ERROR_CLASS) {
+        return watchdogTripped(label, relayed === 'retry');
+      }
       settled = true;
       if ((ctx.errorClass as string | null)?.startsWith('stream_')) {
         gate.onNetworkFailure(candidate, probe, ctx.now(), ctx.errorMessage ?? 'stream broke off');
@@ -614,6 +637,29 @@ async function dispatch(
       hold?.release();
       res.off('close', abortOnClose);
     }
+  }
+
+  /**
+   * After a watchdog trip: once bytes reached the client the stream already ended with an error
+   * event; before that, the request starts again on the same connection, at most
+   * WATCHDOG_RETRIES times, and then moves on like after a network failure.
+   */
+  function watchdogTripped(label: string, beforeCommit: boolean): 'done' | 'next' | 'retry' {
+    ctx.steps.push(`${label} cut by the throughput watchdog (${ctx.errorMessage})`);
+    if (!beforeCommit) return 'done';
+    ctx.ttfb = null;
+    if (watchdogRetries < WATCHDOG_RETRIES) {
+      watchdogRetries++;
+      return 'retry';
+    }
+    held = null;
+    lastNetwork = {
+      status: 504,
+      kind: 'timeout',
+      code: 'upstream_throughput_too_low',
+      message: `no upstream produced output fast enough: ${ctx.steps.filter((s) => s.includes('watchdog')).join('; ')}`,
+    };
+    return 'next';
   }
 
   function executionExpired(candidate: Candidate): 'done' {
@@ -873,7 +919,7 @@ async function relay(
   upstream: Dispatcher.ResponseData,
   signal: AbortSignal,
   candidate: Candidate,
-): Promise<void> {
+): Promise<'retry' | undefined> {
   const translated = translatedFor(ctx, candidate);
   if (translated) return relayTranslated(ctx, res, upstream, signal, candidate, translated.wire);
   const isSse = String(upstream.headers['content-type'] ?? '').includes('text/event-stream');
@@ -885,27 +931,56 @@ async function relay(
     headers['x-accel-buffering'] = 'no';
   }
   ctx.status = upstream.statusCode;
-  res.writeHead(upstream.statusCode, { ...headers, ...decisionHeaders(ctx, candidate) });
-  // Headers go out now: a streaming client must not wait for the first token to see them.
-  // A whole body follows at once, and its headers leave with its first write (one syscall).
-  if (isSse) res.flushHeaders();
+  const open = () => {
+    res.writeHead(upstream.statusCode, { ...headers, ...decisionHeaders(ctx, candidate) });
+    // Headers go out now: a streaming client must not wait for the first token to see them.
+    // A whole body follows at once, and its headers leave with its first write (one syscall).
+    if (isSse) res.flushHeaders();
+  };
+  const watch = isSse ? watchFor(ctx, ctx.endpoint.format, upstream) : null;
+  // With the watchdog on, the head and the events before the first useful one wait here, so a
+  // trip before any useful output can start the request again (§6).
+  let pending: Buffer[] | null = watch ? [] : null;
+  let pendingBytes = 0;
+  const flushPending = (): Buffer => {
+    open();
+    const out = Buffer.concat(pending ?? [], pendingBytes);
+    pending = null;
+    return out;
+  };
+  if (!watch) open();
   const observer = isSse ? new SseUsageObserver() : null;
   const kept: Buffer[] = [];
   let keptBytes = 0;
   try {
     for await (const chunk of upstream.body) {
-      const buf = chunk as Buffer;
+      let buf = chunk as Buffer;
       if (ctx.ttfb === null) ctx.ttfb = ctx.now() - ctx.started;
       if (observer) observer.push(buf);
       else if (keptBytes < NON_STREAM_USAGE_LIMIT) {
         kept.push(buf);
         keptBytes += buf.length;
       }
+      watch?.push(buf);
+      if (pending) {
+        pending.push(buf);
+        pendingBytes += buf.length;
+        if (!watch?.committed && pendingBytes < HOLD_LIMIT_BYTES) continue;
+        buf = flushPending();
+      }
       ctx.bytesOut += buf.length;
       if (!res.write(buf)) await waitForDrain(res);
       if (ctx.clientGone) break;
     }
   } catch (err) {
+    if (err instanceof ThroughputTripError && !ctx.clientGone) {
+      return watchdogEnding(ctx, res, ctx.endpoint.format, candidate, err, pending !== null);
+    }
+    if (pending) {
+      const held = flushPending();
+      ctx.bytesOut += held.length;
+      res.write(held);
+    }
     const failure = classifyAttemptError(err, signal);
     if (failure.kind === 'client_abort' || ctx.clientGone) {
       markClientAbort(ctx);
@@ -928,13 +1003,19 @@ async function relay(
     }
     return;
   } finally {
+    watch?.stop();
     if (!upstream.body.destroyed) upstream.body.destroy();
   }
   if (ctx.clientGone) {
     markClientAbort(ctx);
     return;
   }
-  res.end();
+  if (pending) {
+    // The stream ended before any useful event: what it sent goes out as it was.
+    const held = flushPending();
+    ctx.bytesOut += held.length;
+    res.end(held);
+  } else res.end();
   if (observer) ctx.usage = observer.usage;
   else if (keptBytes > 0 && keptBytes < NON_STREAM_USAGE_LIMIT) {
     try {
@@ -947,6 +1028,41 @@ async function relay(
       // A non-JSON success body carries no usage to count.
     }
   }
+}
+
+/** The relay's watchdog for one upstream stream, when the watchdog is switched on. */
+function watchFor(
+  ctx: RequestContext,
+  format: WireFormat,
+  upstream: Dispatcher.ResponseData,
+): StreamWatch | null {
+  return ctx.watchdog ? new StreamWatch(format, ctx.watchdog, ctx.now, upstream.body) : null;
+}
+
+/**
+ * A watchdog trip: before any byte reached the client, nothing is written and the caller starts
+ * again ('retry'); after, the stream ends with an error event in the client's format.
+ */
+function watchdogEnding(
+  ctx: RequestContext,
+  res: ServerResponse,
+  client: WireFormat,
+  candidate: Candidate,
+  trip: ThroughputTripError,
+  beforeCommit: boolean,
+): 'retry' | undefined {
+  ctx.errorClass = WATCHDOG_ERROR_CLASS;
+  ctx.errorMessage = `${candidate.target.label}: ${trip.message}`;
+  if (beforeCommit) return 'retry';
+  res.end(
+    streamErrorEvent(client, {
+      status: 504,
+      kind: 'timeout',
+      code: 'upstream_throughput_too_low',
+      message: `the stream from ${candidate.target.label} was cut: ${trip.message}`,
+    }),
+  );
+  return undefined;
 }
 
 const TRANSLATE_BODY_LIMIT = 64 * 1024 * 1024;
@@ -994,7 +1110,7 @@ async function relayTranslated(
   signal: AbortSignal,
   candidate: Candidate,
   wire: WireFormat,
-): Promise<void> {
+): Promise<'retry' | undefined> {
   const client = ctx.endpoint.format;
   const isSse = String(upstream.headers['content-type'] ?? '').includes('text/event-stream');
   const headers = clientResponseHeaders(upstream.headers);
@@ -1051,12 +1167,16 @@ async function relayTranslated(
     }
     if (!parsed) {
       ctx.errorClass = 'upstream_invalid_response';
-      return fail(ctx, res, invalidAnswer);
+      fail(ctx, res, invalidAnswer);
+      return;
     }
     const ir = parseResponse(wire, parsed);
     setUsage(ctx, ir.usage);
     const body = JSON.stringify(emitResponse(client, ir, ctx.now(), customTools));
-    if (ctx.clientGone) return markClientAbort(ctx);
+    if (ctx.clientGone) {
+      markClientAbort(ctx);
+      return;
+    }
     res.writeHead(upstream.statusCode, {
       ...headers,
       ...decisionHeaders(ctx, candidate),
@@ -1068,18 +1188,39 @@ async function relayTranslated(
     return;
   }
 
-  res.writeHead(upstream.statusCode, {
-    ...headers,
-    ...decisionHeaders(ctx, candidate),
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache',
-    'x-accel-buffering': 'no',
-  });
-  res.flushHeaders();
+  const open = () => {
+    res.writeHead(upstream.statusCode, {
+      ...headers,
+      ...decisionHeaders(ctx, candidate),
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      'x-accel-buffering': 'no',
+    });
+    res.flushHeaders();
+  };
+  const watch = isSse ? watchFor(ctx, wire, upstream) : null;
+  // With the watchdog on, the head and the events before the first useful one wait here (§6).
+  let pending: string | null = watch ? '' : null;
+  if (!watch) open();
   const send = async (text: string): Promise<void> => {
+    if (pending !== null) {
+      pending += text;
+      if (!watch?.committed && pending.length < HOLD_LIMIT_BYTES) return;
+      open();
+      text = pending;
+      pending = null;
+    }
     if (text === '') return;
     ctx.bytesOut += Buffer.byteLength(text);
     if (!res.write(text)) await waitForDrain(res);
+  };
+  /** Sends what was held back when the stream ends or breaks before a useful event. */
+  const release = async (): Promise<void> => {
+    if (pending === null) return;
+    open();
+    const text = pending;
+    pending = null;
+    await send(text);
   };
   try {
     if (!isSse) {
@@ -1101,10 +1242,15 @@ async function relayTranslated(
     const translator = createStreamTranslator(wire, client, writerOpts);
     for await (const chunk of upstream.body) {
       if (ctx.ttfb === null) ctx.ttfb = ctx.now() - ctx.started;
+      watch?.push(chunk as Buffer);
       await send(translator.push(chunk as Buffer));
       if (ctx.clientGone) break;
     }
-    if (ctx.clientGone) return markClientAbort(ctx);
+    if (ctx.clientGone) {
+      markClientAbort(ctx);
+      return;
+    }
+    await release();
     const tail = translator.end();
     setUsage(ctx, translator.usage);
     if (translator.errored) {
@@ -1114,7 +1260,11 @@ async function relayTranslated(
     ctx.bytesOut += Buffer.byteLength(tail);
     res.end(tail);
   } catch (err) {
+    if (err instanceof ThroughputTripError && !ctx.clientGone) {
+      return watchdogEnding(ctx, res, client, candidate, err, pending !== null);
+    }
     if (!broke(err)) return;
+    await release();
     res.end(
       streamErrorEvent(client, {
         status: 502,
@@ -1124,6 +1274,7 @@ async function relayTranslated(
       }),
     );
   } finally {
+    watch?.stop();
     if (!upstream.body.destroyed) upstream.body.destroy();
   }
 }

@@ -3,6 +3,7 @@ import { DEFAULT_BREAKER_PROFILES } from '../resilience/breaker';
 import { RULE_REASONS } from '../resilience/error-rules';
 import { DEFAULT_LOCKOUT_SETTINGS } from '../resilience/model-lockout';
 import { DEFAULT_PROVIDER_COOLDOWN } from '../resilience/provider-cooldown';
+import { DEFAULT_THROUGHPUT_WATCHDOG } from '../resilience/throughput-watchdog';
 import type { CrossCheck, SettingDef } from './registry';
 
 const DAY = 86_400_000;
@@ -186,6 +187,7 @@ function validateRules(value: unknown, key: string): unknown[] {
 }
 
 const L = DEFAULT_LOCKOUT_SETTINGS;
+const W = DEFAULT_THROUGHPUT_WATCHDOG;
 
 export const RESILIENCE_SETTINGS: readonly SettingDef[] = [
   ...breakerDefs(),
@@ -404,6 +406,52 @@ export const RESILIENCE_SETTINGS: readonly SettingDef[] = [
     description: 'Total time one request may spend waiting for cooldowns.',
   },
   {
+    key: 'streamRecovery.throughputWatchdog',
+    kind: 'boolean',
+    defaultValue: false,
+    env: 'BREAKWATER_STREAM_THROUGHPUT_WATCHDOG_ENABLED',
+    description:
+      'Stream throughput watchdog: cut an upstream stream whose useful text output stays below the minimum rate for a full window, and start it again if nothing reached the client yet.',
+  },
+  {
+    key: 'streamRecovery.warmupMs',
+    kind: 'integer',
+    defaultValue: W.warmupMs,
+    min: 0,
+    max: 3_600_000,
+    unit: 'ms',
+    description: 'Time after a stream starts before the watchdog judges it at all.',
+  },
+  {
+    key: 'streamRecovery.windowMs',
+    kind: 'integer',
+    defaultValue: W.windowMs,
+    min: 100,
+    max: 3_600_000,
+    unit: 'ms',
+    description:
+      'Rolling window the output rate is measured over; judged only once a full window has passed after the warm-up (and after the last tool-call or reasoning event).',
+  },
+  {
+    key: 'streamRecovery.minBytesPerSecond',
+    kind: 'integer',
+    defaultValue: W.minBytesPerSecond,
+    min: 1,
+    max: 1_048_576,
+    unit: 'bytes',
+    description: 'Least useful text output per second (UTF-8 bytes) over a window.',
+  },
+  {
+    key: 'streamRecovery.minMeasurableBytes',
+    kind: 'integer',
+    defaultValue: W.minMeasurableBytes,
+    min: 0,
+    max: 1_048_576,
+    unit: 'bytes',
+    description:
+      'Least output a measurement rests on: the window is stretched to at least this many bytes at the minimum rate.',
+  },
+  {
     key: 'providerErrorRules',
     kind: 'json',
     defaultValue: [],
@@ -448,4 +496,5 @@ export const RESILIENCE_PREFIXES = [
   'modelLockout.',
   'routing.',
   'providerErrorRules',
+  'streamRecovery.',
 ];
