@@ -58,6 +58,15 @@ export interface ConnectionConfig {
   disableCooling?: boolean;
   rateLimit?: ConnectionRateLimit;
   rateLimitOverrides?: RateLimitOverrides;
+  /**
+   * Anthropic subscription accounts (RESILIENCE.md §2): on the 5-hour usage limit, accept the
+   * low-priority lane (`anthropic-usage-limit: slow`) instead of cooling the connection.
+   */
+  lowPriorityMode?: boolean;
+  /** On the 5-hour usage limit, use the weekly limit reset first when it is available. */
+  autoLimitReset?: boolean;
+  /** The account's organization UUID, needed by `autoLimitReset`. Not a secret. */
+  organizationUUID?: string;
 }
 
 /** Per-connection options stored with the connection (extend here, one JSON column). */
@@ -65,6 +74,9 @@ export interface ConnectionOptions {
   disableCooling?: boolean;
   rateLimit?: ConnectionRateLimit;
   rateLimitOverrides?: RateLimitOverrides;
+  lowPriorityMode?: boolean;
+  autoLimitReset?: boolean;
+  organizationUUID?: string;
 }
 
 /** A connection's own request-queue limiter (Bottleneck): parallel jobs and requests per minute. */
@@ -127,6 +139,9 @@ export interface ConnectionView {
   disableCooling: boolean;
   rateLimit: ConnectionRateLimit | null;
   rateLimitOverrides: RateLimitOverrides | null;
+  lowPriorityMode: boolean;
+  autoLimitReset: boolean;
+  organizationUUID: string | null;
 }
 
 export interface ProviderView {

@@ -84,6 +84,52 @@ export interface RecordedRequest {
   aborted: boolean;
 }
 
+/** One scripted answer of an Anthropic account endpoint (limit reset). */
+export interface FakeAccountAnswer {
+  /** Default 200. */
+  status?: number;
+  /** Objects are JSON; strings go as-is. */
+  body: unknown;
+}
+
+/**
+ * Anthropic's limit-reset endpoints: `GET /api/oauth/usage` and
+ * `POST /api/organizations/{orgUUID}/reset_rate_limits`. They consume no generation step.
+ */
+export interface FakeLimitReset {
+  usage: FakeAccountAnswer;
+  reset: FakeAccountAnswer;
+}
+
+export const DEFAULT_LIMIT_RESET: Readonly<FakeLimitReset> = {
+  usage: { body: { juniper_tide: { arm: 'reset', available: true, next_available_at: null } } },
+  reset: { body: { result: 'reset' } },
+};
+
+/** Anthropic's unified rate-limit headers, for `FakeStep.headers` (times in epoch seconds). */
+export function unifiedHeaders(o: {
+  status?: 'allowed' | 'allowed_warning' | 'rejected';
+  reset?: number;
+  slowOffer?: string;
+  slowStatus?: string;
+  slowRetryAfter?: number;
+  slowMaxWait?: number;
+  overageInUse?: boolean;
+  budgetReset?: number;
+}): Record<string, string> {
+  const p = 'anthropic-ratelimit-unified-';
+  const out: Record<string, string> = {};
+  if (o.status !== undefined) out[`${p}status`] = o.status;
+  if (o.reset !== undefined) out[`${p}reset`] = String(o.reset);
+  if (o.slowOffer !== undefined) out[`${p}slow-offer`] = o.slowOffer;
+  if (o.slowStatus !== undefined) out[`${p}slow-status`] = o.slowStatus;
+  if (o.slowRetryAfter !== undefined) out[`${p}slow-retry-after`] = String(o.slowRetryAfter);
+  if (o.slowMaxWait !== undefined) out[`${p}slow-max-wait`] = String(o.slowMaxWait);
+  if (o.overageInUse !== undefined) out[`${p}overage-in-use`] = String(o.overageInUse);
+  if (o.budgetReset !== undefined) out[`${p}slow-budget-reset`] = String(o.budgetReset);
+  return out;
+}
+
 export interface FakeUpstream {
   /** `http://127.0.0.1:PORT`, no trailing slash. */
   url: string;
@@ -103,6 +149,8 @@ export interface FakeUpstream {
   setDefault(step: FakeStep): void;
   /** Served by `/v1/models`; mutate or reassign freely. */
   models: string[];
+  /** Answers of the limit-reset endpoints; mutate or reassign freely (reset() restores them). */
+  limitReset: FakeLimitReset;
   /** Resolves once `requestCount >= n` (default timeout 5000 ms). */
   waitForRequests(n: number, timeoutMs?: number): Promise<void>;
   /**
@@ -173,6 +221,16 @@ function route(url: string): Route | undefined {
     default:
       return undefined;
   }
+}
+
+/** The two limit-reset endpoints of an Anthropic account, by method and path. */
+function accountRoute(method: string, url: string): keyof FakeLimitReset | undefined {
+  const q = url.indexOf('?');
+  const p = q === -1 ? url : url.slice(0, q);
+  if (method === 'GET' && p === '/api/oauth/usage') return 'usage';
+  if (method === 'POST' && /^\/api\/organizations\/[^/]+\/reset_rate_limits$/.test(p))
+    return 'reset';
+  return undefined;
 }
 
 /** Split by code points into at most `n` near-equal non-empty parts. */
@@ -672,6 +730,11 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
       );
     };
 
+    const account = accountRoute(req.method ?? '', url);
+    if (account) {
+      const answer = api.limitReset[account];
+      return sendJson(res, answer.status ?? 200, answer.body, idHeaders);
+    }
     if (r === undefined) return fail(404, null, `Invalid URL (${req.method} ${url})`, null);
     const wantMethod = r === 'models' ? 'GET' : 'POST';
     if (req.method !== wantMethod) {
@@ -908,6 +971,7 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
       return abortCount;
     },
     models: [...(opts.models ?? DEFAULT_MODELS)],
+    limitReset: structuredClone(DEFAULT_LIMIT_RESET) as FakeLimitReset,
     script(...steps) {
       queue.push(...steps);
     },
@@ -957,6 +1021,7 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
       pendingAborts.length = 0;
       requestCount = 0;
       abortCount = 0;
+      api.limitReset = structuredClone(DEFAULT_LIMIT_RESET) as FakeLimitReset;
     },
     close() {
       if (closePromise) return closePromise;

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Clock } from '../../src/main/engine/clock';
 import { createEngine, type Engine } from '../../src/main/engine/engine';
 import type { Logger } from '../../src/main/engine/logger';
 import type { BreakwaterConfig } from '../../src/shared/contract';
@@ -80,6 +81,10 @@ export async function startGateway(
   opts: {
     config?: (primary: FakeUpstream, backup: FakeUpstream) => BreakwaterConfig;
     env?: NodeJS.ProcessEnv;
+    /** The engine's clock (kept across restarts). */
+    clock?: Clock;
+    /** The engine's random source for jitter. */
+    random?: () => number;
   } = {},
 ): Promise<TestGateway> {
   const primary = await startFakeUpstream();
@@ -95,6 +100,8 @@ export async function startGateway(
       port: 0,
       log,
       env: { ...opts.env, BREAKWATER_ADMIN_TOKEN: undefined },
+      ...(opts.clock ? { clock: opts.clock } : {}),
+      ...(opts.random ? { random: opts.random } : {}),
     });
   let engine = build((opts.config ?? standardConfig)(primary, backup));
   let url = (await engine.listen()).baseUrl;
@@ -121,7 +128,8 @@ export async function startGateway(
     },
     resetResilience() {
       engine.admin.resetBreakers({});
-      for (const c of engine.admin.connectionStates()) engine.admin.clearConnectionState({ connection: c.id });
+      for (const c of engine.admin.connectionStates())
+        engine.admin.clearConnectionState({ connection: c.id });
       for (const l of engine.admin.listLockouts()) engine.admin.clearLockout(l);
     },
     async restart(config) {

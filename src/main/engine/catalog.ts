@@ -86,6 +86,9 @@ export class Catalog {
       disableCooling: conn.options?.disableCooling === true,
       rateLimit: conn.options?.rateLimit ?? null,
       rateLimitOverrides: conn.options?.rateLimitOverrides ?? null,
+      lowPriorityMode: conn.options?.lowPriorityMode === true,
+      autoLimitReset: conn.options?.autoLimitReset === true,
+      organizationUUID: conn.options?.organizationUUID ?? null,
     };
   }
 

@@ -25,6 +25,7 @@ import type { OperatorRule } from './resilience/error-rules';
 import { FlowControl } from './resilience/flow-control';
 import { LeaseService } from './resilience/lease-service';
 import { ResilienceManager } from './resilience/manager';
+import { SubscriptionService } from './resilience/subscription-service';
 import { Settings } from './settings/settings';
 import { openStore, type Store } from './store';
 import { createUiHandler } from './ui/static';
@@ -46,6 +47,8 @@ export interface EngineOptions {
   port?: number;
   env?: NodeJS.ProcessEnv;
   clock?: Clock;
+  /** Random source in [0, 1) for jitter (the subscription lane's waits); tests pass a fixed one. */
+  random?: () => number;
   log?: Logger;
   /** Built renderer (`out/renderer`) to serve as the browser dashboard at `/ui`. */
   uiDir?: string;
@@ -150,6 +153,14 @@ export function createEngine(opts: EngineOptions): Engine {
     log,
     now: () => clock.now(),
     recentEgress: (connection, since) => store.requestLog.recentEgress(connection, since),
+  });
+  // Anthropic subscription accounts (§2); lane state survives restarts.
+  const subscription = new SubscriptionService({
+    repo: store.subscription,
+    log,
+    now: () => clock.now(),
+    random: opts.random ?? Math.random,
+    apiBase: () => settings.string('subscription.anthropicApiBase'),
   });
   const flow = new FlowControl({
     settings,
@@ -286,6 +297,7 @@ export function createEngine(opts: EngineOptions): Engine {
         },
         errorRules: () => settings.get('providerErrorRules') as OperatorRule[],
         flow,
+        subscription,
         cooldownWait: () => ({
           enabled: settings.boolean('comboCooldownWait.enabled'),
           maxWaitMs: settings.number('comboCooldownWait.maxWaitMs'),
@@ -362,6 +374,7 @@ export function createEngine(opts: EngineOptions): Engine {
         await pools.close();
         resilience.close();
         await flow.close();
+        subscription.close();
         store.close();
       })();
       return stopped;

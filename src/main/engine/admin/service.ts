@@ -81,7 +81,11 @@ export class AdminService {
     const db = this.store.db;
     db.transaction(() => {
       this.store.providers.upsert(
-        providerRecord(provider, existing?.position ?? this.store.providers.list().length, existing),
+        providerRecord(
+          provider,
+          existing?.position ?? this.store.providers.list().length,
+          existing,
+        ),
       );
       if (provider.connections) {
         const keep = new Set(provider.connections.map((c) => c.id));

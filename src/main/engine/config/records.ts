@@ -5,7 +5,11 @@ import type { ConnectionRecord, ProviderRecord } from '../store';
  * A validated provider as the store keeps it. Options the input does not mention keep their
  * stored value, so a form that knows nothing of them cannot erase them.
  */
-export function providerRecord(p: ProviderInput, position: number, prev?: ProviderRecord): ProviderRecord {
+export function providerRecord(
+  p: ProviderInput,
+  position: number,
+  prev?: ProviderRecord,
+): ProviderRecord {
   return {
     id: p.id,
     format: p.format,
@@ -15,7 +19,10 @@ export function providerRecord(p: ProviderInput, position: number, prev?: Provid
     timeouts: p.timeouts ?? {},
     enabled: p.enabled ?? true,
     position,
-    options: { ...prev?.options, ...(p.quotaFamilies !== undefined ? { quotaFamilies: p.quotaFamilies } : {}) },
+    options: {
+      ...prev?.options,
+      ...(p.quotaFamilies !== undefined ? { quotaFamilies: p.quotaFamilies } : {}),
+    },
   };
 }
 
@@ -29,7 +36,9 @@ function definedOptions(c: ConnectionConfig): ConnectionOptions {
     autoLimitReset: c.autoLimitReset,
     organizationUUID: c.organizationUUID,
   };
-  return Object.fromEntries(Object.entries(stated).filter(([, v]) => v !== undefined)) as ConnectionOptions;
+  return Object.fromEntries(
+    Object.entries(stated).filter(([, v]) => v !== undefined),
+  ) as ConnectionOptions;
 }
 
 /**

@@ -18,6 +18,7 @@ type Obj = Record<string, unknown>;
 
 const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const ENV_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const FORMATS: readonly ProviderFormat[] = ['openai', 'openai-chat', 'anthropic'];
 const AUTH_CLASSES: readonly AuthClass[] = ['api_key', 'oauth', 'local'];
 const STRATEGIES: readonly ComboConfig['strategy'][] = ['priority'];
@@ -146,6 +147,9 @@ export function validateConnection(value: unknown, field: string): ConnectionCon
     'disableCooling',
     'rateLimit',
     'rateLimitOverrides',
+    'lowPriorityMode',
+    'autoLimitReset',
+    'organizationUUID',
   ]);
   const conn: ConnectionConfig = { id: identifier(o.id, `${field}.id`) };
   const apiKey = optional(o.apiKey, (v) => string(v, `${field}.apiKey`));
@@ -197,7 +201,49 @@ export function validateConnection(value: unknown, field: string): ConnectionCon
     const depth = optional(r.maxQueueDepth, (v) => integer(v, `${at}.maxQueueDepth`, 0, 100_000));
     if (depth !== undefined) conn.rateLimitOverrides.maxQueueDepth = depth;
   }
+  validateSubscriptionOptions(o, conn, field);
   return conn;
+}
+
+/** The subscription options exist only for connections of an Anthropic-format provider. */
+export function checkSubscriptionProvider(
+  format: ProviderFormat,
+  conn: ConnectionConfig,
+  field: string,
+): void {
+  if (format === 'anthropic') return;
+  const opt = conn.lowPriorityMode
+    ? 'lowPriorityMode'
+    : conn.autoLimitReset
+      ? 'autoLimitReset'
+      : null;
+  if (opt) {
+    throw new ValidationError(
+      `${field}.${opt}`,
+      'applies to Anthropic subscription accounts only (a provider with format "anthropic")',
+    );
+  }
+}
+
+/** `lowPriorityMode`, `autoLimitReset`, `organizationUUID` (Anthropic subscription accounts). */
+function validateSubscriptionOptions(o: Obj, conn: ConnectionConfig, field: string): void {
+  const low = optional(o.lowPriorityMode, (v) => boolean(v, `${field}.lowPriorityMode`));
+  if (low !== undefined) conn.lowPriorityMode = low;
+  const reset = optional(o.autoLimitReset, (v) => boolean(v, `${field}.autoLimitReset`));
+  if (reset !== undefined) conn.autoLimitReset = reset;
+  const org = optional(o.organizationUUID, (v) =>
+    string(v, `${field}.organizationUUID`, {
+      pattern: UUID_PATTERN,
+      hint: 'must be a UUID such as 3f2b8c1e-0a4d-4e5f-9a7b-1c2d3e4f5a6b',
+    }),
+  );
+  if (org !== undefined) conn.organizationUUID = org.toLowerCase();
+  if (conn.autoLimitReset && conn.organizationUUID === undefined) {
+    throw new ValidationError(
+      `${field}.organizationUUID`,
+      'is required when autoLimitReset is on (the limit reset is made for that organization)',
+    );
+  }
 }
 
 export function validateProvider(value: unknown, field: string): ProviderInput {
@@ -228,6 +274,9 @@ export function validateProvider(value: unknown, field: string): ProviderInput {
       validateConnection(c, `${field}.connections[${i}]`),
     );
     uniqueBy(connections, (c) => c.id, `${field}.connections`);
+    for (const [i, c] of connections.entries()) {
+      checkSubscriptionProvider(provider.format, c, `${field}.connections[${i}]`);
+    }
     provider.connections = connections;
   }
   const timeouts = optional(o.timeouts, (v) => validateTimeouts(v, `${field}.timeouts`));

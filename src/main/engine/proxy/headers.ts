@@ -14,12 +14,17 @@ const FORWARDED_CLIENT_HEADERS = [
 
 const DEFAULT_ANTHROPIC_VERSION = '2023-06-01';
 
+/**
+ * Upstream request headers. `extra` are the gateway's own per-connection headers (the
+ * subscription lane's `anthropic-usage-limit: slow`); they win over anything copied.
+ */
 export function upstreamHeaders(
   client: IncomingHttpHeaders,
   provider: CatalogProvider,
   secret: string | null,
   bodyLength: number,
   stream: boolean,
+  extra: Readonly<Record<string, string>> = {},
 ): Record<string, string> {
   const out: Record<string, string> = {
     'content-type': 'application/json',
@@ -33,16 +38,20 @@ export function upstreamHeaders(
     if (typeof v === 'string') out[name] = v;
     else if (Array.isArray(v)) out[name] = v.join(',');
   }
-  if (provider.format === 'anthropic') {
-    out['anthropic-version'] ??= DEFAULT_ANTHROPIC_VERSION;
-    if (secret) {
-      if (provider.authClass === 'oauth') out.authorization = `Bearer ${secret}`;
-      else out['x-api-key'] = secret;
-    }
-  } else if (secret) {
-    out.authorization = `Bearer ${secret}`;
-  }
+  if (provider.format === 'anthropic') out['anthropic-version'] ??= DEFAULT_ANTHROPIC_VERSION;
+  Object.assign(out, credentialHeaders(provider, secret), extra);
   return out;
+}
+
+/** How a connection's credential is presented to its provider (also for the provider's own APIs). */
+export function credentialHeaders(
+  provider: Pick<CatalogProvider, 'format' | 'authClass'>,
+  secret: string | null,
+): Record<string, string> {
+  if (!secret) return {};
+  if (provider.format === 'anthropic' && provider.authClass !== 'oauth')
+    return { 'x-api-key': secret };
+  return { authorization: `Bearer ${secret}` };
 }
 
 const PASSED_BACK_PREFIXES = ['x-ratelimit-', 'anthropic-', 'openai-', 'x-request-id'];

@@ -16,6 +16,7 @@ import {
 } from '../resilience/lease-service';
 import type { ResilienceManager } from '../resilience/manager';
 import { QueueRejection } from '../resilience/request-queue';
+import type { SubscriptionService } from '../resilience/subscription-service';
 import type { ThroughputWatchdogOptions } from '../resilience/throughput-watchdog';
 import { type Candidate, expandCandidates, resolveModel } from '../routing/resolve';
 import {
@@ -79,6 +80,8 @@ export interface PipelineDeps {
   errorRules(): readonly OperatorRule[];
   /** maxConcurrent semaphores, request queues and session affinity. */
   flow: FlowControl;
+  /** Anthropic subscription accounts: low-priority lane and limit reset (§2). */
+  subscription?: SubscriptionService;
   cooldownWait(): { enabled: boolean; maxWaitMs: number; maxAttempts: number; budgetMs: number };
   /** Reports a queue rejection for the event stream. */
   events?(r: { code: string; candidate: Candidate; message: string }): void;
@@ -529,20 +532,34 @@ async function dispatch(
       const body = bodyFor(ctx, candidate);
       let upstream: Dispatcher.ResponseData;
       try {
-        upstream = await deps.pools.request({
-          provider: candidate.target.provider,
-          path: upstreamPathFor(ctx, candidate),
-          headers: upstreamHeaders(
-            req.headers,
-            candidate.target.provider,
-            catalog.secretOf(candidate.connection),
-            body.length,
-            ctx.stream,
-          ),
-          body,
-          timeouts: { ...timeouts, totalMs: remaining },
-          signal: controller.signal,
-        });
+        const secret = catalog.secretOf(candidate.connection);
+        const send = (extra: Record<string, string>) =>
+          deps.pools.request({
+            provider: candidate.target.provider,
+            path: upstreamPathFor(ctx, candidate),
+            headers: upstreamHeaders(
+              req.headers,
+              candidate.target.provider,
+              secret,
+              body.length,
+              ctx.stream,
+              extra,
+            ),
+            body,
+            timeouts: { ...timeouts, totalMs: remaining },
+            signal: controller.signal,
+          });
+        // Anthropic subscription accounts (§2): a 5-hour limit 429 is answered on this
+        // connection (limit reset, low-priority lane) before classification and cooldown see it.
+        upstream = deps.subscription
+          ? await deps.subscription.send(
+              candidate,
+              secret,
+              startedAt + remaining,
+              controller.signal,
+              send,
+            )
+          : await send({});
       } catch (err) {
         if (controller.signal.reason instanceof ExecutionExpiredError) {
           settled = true;

@@ -1,4 +1,5 @@
 import { RESILIENCE_CROSS_CHECKS, RESILIENCE_SETTINGS } from './resilience-settings';
+import { SUBSCRIPTION_SETTINGS } from './subscription-settings';
 
 /**
  * Every tunable number or switch of the engine, with its default, the environment variable that
@@ -77,7 +78,11 @@ const CORE_SETTINGS: readonly SettingDef[] = [
   },
 ];
 
-export const SETTINGS: readonly SettingDef[] = [...CORE_SETTINGS, ...RESILIENCE_SETTINGS];
+export const SETTINGS: readonly SettingDef[] = [
+  ...CORE_SETTINGS,
+  ...RESILIENCE_SETTINGS,
+  ...SUBSCRIPTION_SETTINGS,
+];
 
 export const CROSS_CHECKS: readonly CrossCheck[] = RESILIENCE_CROSS_CHECKS;
 

@@ -9,6 +9,7 @@ import { createRequestLog, type RequestLog, type RequestLogOptions } from './req
 import { createResilienceRepo, type ResilienceRepo } from './resilience';
 import { createSessionPinRepo, type SessionPinRepo } from './session-pins';
 import { createSettingsRepo, type SettingsRepo } from './settings';
+import { createSubscriptionRepo, type SubscriptionRepo } from './subscription';
 
 export interface StoreOptions {
   requestLog?: RequestLogOptions;
@@ -24,6 +25,8 @@ export interface Store {
   resilience: ResilienceRepo;
   leases: LeaseRepo;
   sessionPins: SessionPinRepo;
+  /** Anthropic subscription lane and limit-reset state per connection. */
+  subscription: SubscriptionRepo;
   /** Flushes the request log, then closes the database. Safe to call more than once. */
   close(): void;
 }
@@ -43,6 +46,7 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
       resilience: createResilienceRepo(db),
       leases: createLeaseRepo(db),
       sessionPins: createSessionPinRepo(db),
+      subscription: createSubscriptionRepo(db),
       close() {
         if (closed) return;
         closed = true;
@@ -75,3 +79,4 @@ export type { RecentQuery, RequestLog, RequestLogOptions, RequestLogStats } from
 export type { ResilienceChanges, ResilienceRepo } from './resilience';
 export type { SessionPin, SessionPinRepo } from './session-pins';
 export type { SettingsRepo } from './settings';
+export type { SubscriptionRepo, SubscriptionRow } from './subscription';

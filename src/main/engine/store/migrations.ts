@@ -157,6 +157,18 @@ export const migrations: readonly Migration[] = [
         WHERE state = 'ACTIVE';
     `,
   },
+  {
+    version: 5,
+    name: 'anthropic subscription lane and limit reset state',
+    up: `
+      CREATE TABLE subscription_state (
+        connection_id TEXT PRIMARY KEY REFERENCES connections(id) ON DELETE CASCADE,
+        lane TEXT NOT NULL DEFAULT '{"kind":"idle"}',
+        limit_reset TEXT NOT NULL DEFAULT '{"kind":"ready"}',
+        updated_at INTEGER NOT NULL
+      );
+    `,
+  },
 ];
 
 /** Highest schema version this build knows how to read and write. */
