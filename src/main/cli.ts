@@ -130,8 +130,6 @@ async function serve(args: string[]): Promise<void> {
   log.info(
     `point agents at it: ANTHROPIC_BASE_URL=${info.baseUrl}  OPENAI_BASE_URL=${info.baseUrl}/v1`,
   );
-
-
 }
 
 function formatSnapshot(s: Snapshot): string {

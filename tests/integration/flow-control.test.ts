@@ -3,12 +3,7 @@ import type { ConnectionConfig, EngineEvent, Snapshot } from '../../src/shared/c
 import type { FakeUpstream } from '../support/fake-upstream';
 import { startGateway, type TestGateway } from '../support/gateway';
 
-function provider(
-  id: string,
-  url: string,
-  connections: ConnectionConfig[],
-  models: string[],
-) {
+function provider(id: string, url: string, connections: ConnectionConfig[], models: string[]) {
   return {
     id,
     format: 'openai' as const,

@@ -180,7 +180,14 @@ describe('repositories', () => {
       options: { quotaFamilies: { 'gpt-5': ['gpt-5*'] } },
     };
     store.providers.upsert({ ...base, id: 'zeta', position: 0 });
-    store.providers.upsert({ ...base, id: 'alpha', position: 1, enabled: false, timeouts: {}, options: {} });
+    store.providers.upsert({
+      ...base,
+      id: 'alpha',
+      position: 1,
+      enabled: false,
+      timeouts: {},
+      options: {},
+    });
     store.providers.upsert({ ...base, id: 'beta', position: 0 });
     expect(store.providers.list().map((p) => p.id)).toEqual(['beta', 'zeta', 'alpha']);
     expect(store.providers.get('zeta')).toEqual({ ...base, id: 'zeta', position: 0 });

@@ -531,6 +531,7 @@ async function dispatch(
       deps.inFlight.set(connId, (deps.inFlight.get(connId) ?? 0) + 1);
       const body = bodyFor(ctx, candidate);
       let upstream: Dispatcher.ResponseData;
+      let opening: StreamOpeningError | { replacement: unknown } | null = null;
       try {
         const secret = catalog.secretOf(candidate.connection);
         const send = (extra: Record<string, string>) =>
@@ -560,6 +561,11 @@ async function dispatch(
               send,
             )
           : await send({});
+        opening = await openingErrorOf(upstream);
+        if (opening && 'replacement' in opening) {
+          upstream = { ...upstream, body: opening.replacement as typeof upstream.body };
+          opening = null;
+        }
       } catch (err) {
         if (controller.signal.reason instanceof ExecutionExpiredError) {
           settled = true;
@@ -593,12 +599,19 @@ async function dispatch(
       );
       ctx.egressIp = deps.pools.egressOf(candidate.target.provider.id);
       if (ctx.egressIp) gate.noteEgress(connId, ctx.egressIp, startedAt);
-      if (upstream.statusCode >= 400) {
-        const raw = await readBounded(upstream.body, ERROR_BODY_LIMIT);
+      // An error as the first event of a 200 stream is handled like that error's status.
+      const status = opening?.status ?? upstream.statusCode;
+      if (status >= 400) {
+        const raw = opening?.raw ?? (await readBounded(upstream.body, ERROR_BODY_LIMIT));
+        if (opening && !upstream.body.destroyed) {
+          // undici reports destroying an unread body as an 'error'; nobody reads it any more.
+          upstream.body.once('error', () => {});
+          upstream.body.destroy();
+        }
         const cls = classify(
           {
             provider: candidate.target.provider.id,
-            status: upstream.statusCode,
+            status,
             headers: upstream.headers,
             bodyText: raw.toString('utf8'),
           },
@@ -611,16 +624,17 @@ async function dispatch(
           probe,
           cls,
           {
-            status: upstream.statusCode,
-            message: upstreamMessageOf(raw, upstream.statusCode, catalog),
+            status,
+            message: upstreamMessageOf(raw, status, catalog),
             requestStartedAt: startedAt,
             egressIp: ctx.egressIp,
           },
           ctx.now(),
         );
         const restated = cls.restatedBy ? ` restated to ${cls.status}` : '';
-        ctx.steps.push(`${label} failed (HTTP ${upstream.statusCode}${restated}, ${cls.reason})`);
-        held = { candidate, status: upstream.statusCode, headers: upstream.headers, raw, cls };
+        const how = opening ? `error event opening a 200 stream, as ${status}` : `HTTP ${status}`;
+        ctx.steps.push(`${label} failed (${how}${restated}, ${cls.reason})`);
+        held = { candidate, status, headers: upstream.headers, raw, cls };
         lastNetwork = null;
         // Nothing has reached the client yet, so another candidate can still serve it.
         if (cls.failover) return 'next';
@@ -638,7 +652,7 @@ async function dispatch(
         return watchdogTripped(label, relayed === 'retry');
       }
       settled = true;
-      if ((ctx.errorClass as string | null)?.startsWith('stream_')) {
+      if (brokeOffUpstream(ctx.errorClass as string | null)) {
         gate.onNetworkFailure(candidate, probe, ctx.now(), ctx.errorMessage ?? 'stream broke off');
       } else {
         gate.onSuccess(candidate, probe, ctx.now());
@@ -845,6 +859,30 @@ async function dispatch(
       extra: { diagnostics },
     };
   }
+}
+
+/**
+ * The upstream broke its answer after the head (reset, stall, an error event mid-stream, a body
+ * that is not what it claimed): a provider failure, not a success.
+ */
+function brokeOffUpstream(errorClass: string | null): boolean {
+  return (
+    errorClass !== null &&
+    (errorClass.startsWith('stream_') ||
+      errorClass === 'upstream_stream_error' ||
+      errorClass === 'upstream_invalid_response')
+  );
+}
+
+/** A 200 event stream's opening error (RESILIENCE.md §7, a Breakwater addition), if any. */
+async function openingErrorOf(
+  upstream: Dispatcher.ResponseData,
+): Promise<StreamOpeningError | { replacement: unknown } | null> {
+  if (upstream.statusCode !== 200) return null;
+  if (!String(upstream.headers['content-type'] ?? '').includes('text/event-stream')) return null;
+  const peek = await peekOpeningError(upstream.body);
+  if ('error' in peek) return peek.error;
+  return peek.replacement ? { replacement: peek.replacement } : null;
 }
 
 /** Abort reason when the request queue's execution limit ends an attempt. */

@@ -174,7 +174,7 @@ function headersMatch(rule: ErrorRule, headers: Headers): boolean {
   return Object.entries(rule.headers).every(([name, want]) => {
     const v = headers[name.toLowerCase()];
     const value = Array.isArray(v) ? v.join(',') : v;
-    return value !== undefined && value.toLowerCase().includes(want.toLowerCase());
+    return value?.toLowerCase().includes(want.toLowerCase()) ?? false;
   });
 }
 

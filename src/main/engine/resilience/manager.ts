@@ -382,7 +382,8 @@ export class ResilienceManager {
     // named the scope (e.g. a 400 saying the model is not accessible).
     const lockApplies =
       cls.lockout !== null &&
-      ((cls.ruleId !== null && (cls.lockout.scope !== undefined || cls.lockout.cooldownMs !== undefined)) ||
+      ((cls.ruleId !== null &&
+        (cls.lockout.scope !== undefined || cls.lockout.cooldownMs !== undefined)) ||
         (lockSettings.enabled &&
           (cls.lockout.scope !== undefined || lockSettings.errorCodes.includes(cls.status))));
     const egressBucket = cls.egressBucket && egressFamilyOf(provider.id) !== null;
@@ -591,7 +592,8 @@ export class ResilienceManager {
   forgetConnection(connection: string): void {
     this.health.delete(connection);
     this.dirty.health.delete(connection);
-    for (const e of this.lockouts.clearAll((x) => x.connection === connection)) this.dirty.lockouts.delete(e.key);
+    for (const e of this.lockouts.clearAll((x) => x.connection === connection))
+      this.dirty.lockouts.delete(e.key);
     this.egressCache.delete(connection);
   }
 
