@@ -109,6 +109,20 @@ describe('dashboard store: applyEvent', () => {
     expect(m.activity[0]).toMatchObject({ tone: 'bad' });
   });
 
+  it('does not list a transition twice when the snapshot already holds it', () => {
+    const event = {
+      type: 'breaker.transition' as const,
+      at: AT,
+      provider: 'p',
+      from: 'DEGRADED' as const,
+      to: 'OPEN' as const,
+      cause: 'HTTP 503',
+    };
+    const once = applyEvent(base, event);
+    const twice = applyEvent(once, event);
+    expect(twice.snapshot?.breakers[0]?.history).toHaveLength(1);
+  });
+
   it('marks a connection cooling with its end, and clears it on recovery', () => {
     const cooling = applyEvent(base, {
       type: 'connection.cooldown',

@@ -27,7 +27,7 @@ import { LeaseService } from './resilience/lease-service';
 import { ResilienceManager } from './resilience/manager';
 import { SubscriptionService } from './resilience/subscription-service';
 import { Settings } from './settings/settings';
-import { openStore, type Store } from './store';
+import { openStore, type SecretCodec, type Store } from './store';
 import { createUiHandler } from './ui/static';
 import { VERSION } from './version';
 
@@ -52,6 +52,8 @@ export interface EngineOptions {
   log?: Logger;
   /** Built renderer (`out/renderer`) to serve as the browser dashboard at `/ui`. */
   uiDir?: string;
+  /** Seals literal provider keys at rest (the desktop host passes the OS keychain's). */
+  secretCodec?: SecretCodec;
 }
 
 export interface ListenInfo {
@@ -109,6 +111,13 @@ export function createEngine(opts: EngineOptions): Engine {
   let retentionDays = (): number => 30;
   const dbFile = join(opts.dataDir, 'breakwater.db');
   const store: Store = openStore(dbFile, {
+    connections: {
+      ...(opts.secretCodec ? { secretCodec: opts.secretCodec } : {}),
+      onSecretError: (connection, err) =>
+        log.error(
+          `connection ${connection}: its stored key cannot be decrypted on this machine (${(err as Error).message}); enter the key again`,
+        ),
+    },
     requestLog: {
       onError: (err) => log.error(`request log: ${String(err)}`),
       retentionDays: () => retentionDays(),

@@ -1,12 +1,13 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { app } from 'electron';
+import { app, safeStorage } from 'electron';
 import { createAdminClient } from '../../shared/admin-client';
 import type { BreakwaterConfig } from '../../shared/contract';
 import { IpcChannel, type StartupError } from '../../shared/ipc';
 import { loadConfigFile } from '../engine/config/load';
 import { defaultDataDir } from '../engine/data-dir';
 import type { Engine } from '../engine/engine';
+import type { SecretCodec } from '../engine/store';
 import { describeStartupError, parseShellArgs, type ShellArgs } from './decisions';
 import { forwardEngineEvents, type IpcTarget, push, registerIpcHandlers } from './ipc';
 import {
@@ -53,6 +54,13 @@ function gatewayAddress(
 function delay(ms: number): Promise<'timeout'> {
   return new Promise((done) => setTimeout(() => done('timeout'), ms));
 }
+
+/** Provider keys at rest, sealed by the OS keychain (Keychain, DPAPI, libsecret). */
+const safeStorageCodec: SecretCodec = {
+  name: 'safeStorage',
+  encrypt: (plain) => safeStorage.encryptString(plain),
+  decrypt: (sealed) => safeStorage.decryptString(sealed),
+};
 
 /** The desktop host: one window, the engine, IPC between them, and a clean quit. */
 export function runDesktopApp(opts: DesktopOptions): void {
@@ -105,6 +113,7 @@ export function runDesktopApp(opts: DesktopOptions): void {
         dataDir: app.getPath('userData'),
         host: args.host,
         port: args.port,
+        ...(safeStorage.isEncryptionAvailable() ? { secretCodec: safeStorageCodec } : {}),
       });
     } catch (err) {
       return describeStartupError(err, 'engine');

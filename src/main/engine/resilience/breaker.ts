@@ -202,10 +202,14 @@ export class CircuitBreaker {
           failedProbes: 0,
         },
         now,
-        `${failures} failures, last: ${cause}`,
+        `${failures} failure${failures === 1 ? '' : 's'}, last: ${cause}`,
       );
     } else if (failures >= degradationThreshold(this.profile)) {
-      this.move({ name: 'DEGRADED', failures }, now, `${failures} failures, last: ${cause}`);
+      this.move(
+        { name: 'DEGRADED', failures },
+        now,
+        `${failures} failure${failures === 1 ? '' : 's'}, last: ${cause}`,
+      );
     } else {
       this.state = { ...s, failures };
     }

@@ -3,6 +3,7 @@
 import type { ConnectionOptions } from '../../../shared/contract';
 import type { Db } from './database';
 import { parseObject } from './json';
+import { openSecret, type SecretCodec, sealSecret } from './secret-codec';
 
 export interface ConnectionRecord {
   id: string;
@@ -37,7 +38,20 @@ interface ConnectionRow {
 
 const COLUMNS = 'id, provider_id, api_key, api_key_env, max_concurrent, options, enabled, position';
 
-export function createConnectionRepo(db: Db, now: () => number = Date.now): ConnectionRepo {
+export interface ConnectionRepoOptions {
+  now?: () => number;
+  /** Seals literal keys at rest (see secret-codec.ts). */
+  secretCodec?: SecretCodec;
+  /** A sealed key that cannot be opened is reported here (never with the key). */
+  onSecretError?: (connection: string, err: unknown) => void;
+}
+
+export function createConnectionRepo(db: Db, opts: ConnectionRepoOptions = {}): ConnectionRepo {
+  const now = opts.now ?? Date.now;
+  const fromRow = (row: ConnectionRow): ConnectionRecord =>
+    rowToRecord(row, (stored) =>
+      openSecret(stored, opts.secretCodec, (err) => opts.onSecretError?.(row.id, err)),
+    );
   const listAllStmt = db.prepare<[], ConnectionRow>(
     `SELECT ${COLUMNS} FROM connections ORDER BY position, id`,
   );
@@ -74,7 +88,7 @@ export function createConnectionRepo(db: Db, now: () => number = Date.now): Conn
     upsertStmt.run({
       id: rec.id,
       provider: rec.provider,
-      apiKey: rec.apiKey ?? null,
+      apiKey: sealSecret(rec.apiKey ?? null, opts.secretCodec),
       apiKeyEnv: rec.apiKeyEnv ?? null,
       maxConcurrent:
         typeof rec.maxConcurrent === 'number' && Number.isFinite(rec.maxConcurrent)
@@ -99,11 +113,14 @@ export function createConnectionRepo(db: Db, now: () => number = Date.now): Conn
   };
 }
 
-function fromRow(row: ConnectionRow): ConnectionRecord {
+function rowToRecord(
+  row: ConnectionRow,
+  open: (stored: string | null) => string | null,
+): ConnectionRecord {
   return {
     id: row.id,
     provider: row.provider_id,
-    apiKey: row.api_key,
+    apiKey: open(row.api_key),
     apiKeyEnv: row.api_key_env,
     maxConcurrent: row.max_concurrent,
     enabled: row.enabled !== 0,

@@ -1,7 +1,11 @@
 // The store: one SQLite file, its repositories and the request log.
 
 import { type ComboRepo, createComboRepo } from './combos';
-import { type ConnectionRepo, createConnectionRepo } from './connections';
+import {
+  type ConnectionRepo,
+  type ConnectionRepoOptions,
+  createConnectionRepo,
+} from './connections';
 import { type Db, openDatabase } from './database';
 import { createLeaseRepo, type LeaseRepo } from './leases';
 import { createProviderRepo, type ProviderRepo } from './providers';
@@ -13,6 +17,7 @@ import { createSubscriptionRepo, type SubscriptionRepo } from './subscription';
 
 export interface StoreOptions {
   requestLog?: RequestLogOptions;
+  connections?: ConnectionRepoOptions;
 }
 
 export interface Store {
@@ -39,7 +44,7 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
     return {
       db,
       providers: createProviderRepo(db),
-      connections: createConnectionRepo(db),
+      connections: createConnectionRepo(db, opts.connections),
       combos: createComboRepo(db),
       settings: createSettingsRepo(db),
       requestLog,
@@ -77,6 +82,7 @@ export {
 export type { ProviderRecord, ProviderRepo } from './providers';
 export type { RecentQuery, RequestLog, RequestLogOptions, RequestLogStats } from './request-log';
 export type { ResilienceChanges, ResilienceRepo } from './resilience';
+export type { SecretCodec } from './secret-codec';
 export type { SessionPin, SessionPinRepo } from './session-pins';
 export type { SettingsRepo } from './settings';
 export type { SubscriptionRepo, SubscriptionRow } from './subscription';

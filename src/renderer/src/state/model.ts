@@ -173,10 +173,15 @@ export function applyEvent(model: DashboardModel, event: EngineEvent): Dashboard
           breakers: withBreaker(snap.breakers, event.provider, (b) => ({
             ...b,
             state: event.to,
-            history: [
-              ...b.history,
-              { at: event.at, from: event.from, to: event.to, cause: event.cause },
-            ].slice(-20),
+            // A snapshot read after the transition may already hold it: never list it twice.
+            history: b.history.some(
+              (h) => h.at === event.at && h.from === event.from && h.to === event.to,
+            )
+              ? b.history
+              : [
+                  ...b.history,
+                  { at: event.at, from: event.from, to: event.to, cause: event.cause },
+                ].slice(-20),
           })),
         },
         activity: activity(model, {
