@@ -7,6 +7,7 @@ import type {
   BridgeApi,
   BridgeResult,
   ComboConfig,
+  ConnectionTestResult,
   ConnectionView,
   GatewayRunState,
   LogQuery,
@@ -109,6 +110,7 @@ export function createAdminClient(opts: AdminClientOptions): AdminActions {
     saveConnection: (provider, input) =>
       call<ConnectionView>('POST', `/api/providers/${enc(provider)}/connections`, input),
     deleteConnection: (id) => call('DELETE', `/api/connections/${enc(id)}`, undefined, asNull),
+    testConnection: (id) => call<ConnectionTestResult>('POST', `/api/connections/${enc(id)}/test`),
     listCombos: () => call<ComboConfig[]>('GET', '/api/combos'),
     saveCombo: (input) => call<ComboConfig>('POST', '/api/combos', input),
     deleteCombo: (name) => call('DELETE', `/api/combos/${enc(name)}`, undefined, asNull),

@@ -380,6 +380,20 @@ export interface GatewayRunState {
   paused: boolean;
 }
 
+/**
+ * Outcome of testing one connection (`POST /api/connections/{id}/test`): one authenticated
+ * models-list call with its credential. A diagnostic only: it never touches breakers or cooldowns.
+ */
+export interface ConnectionTestResult {
+  /** True when the provider answered 2xx. */
+  ok: boolean;
+  /** The provider's HTTP status; null when no call was made or it never answered. */
+  status: number | null;
+  latencyMs: number;
+  /** What happened, safe to show (the secret is never included). */
+  message: string;
+}
+
 export interface ProviderInput extends Omit<ProviderConfig, 'connections'> {
   connections?: ConnectionConfig[];
 }
@@ -395,6 +409,8 @@ export interface BridgeApi {
   deleteProvider(id: string): Promise<BridgeResult<null>>;
   saveConnection(provider: string, input: ConnectionConfig): Promise<BridgeResult<ConnectionView>>;
   deleteConnection(id: string): Promise<BridgeResult<null>>;
+  /** One cheap authenticated call with the connection's credential (a diagnostic). */
+  testConnection(id: string): Promise<BridgeResult<ConnectionTestResult>>;
   listCombos(): Promise<BridgeResult<ComboConfig[]>>;
   saveCombo(input: ComboConfig): Promise<BridgeResult<ComboConfig>>;
   deleteCombo(name: string): Promise<BridgeResult<null>>;

@@ -27,6 +27,7 @@ export const ACTION_METHODS = [
   'deleteProvider',
   'saveConnection',
   'deleteConnection',
+  'testConnection',
   'listCombos',
   'saveCombo',
   'deleteCombo',

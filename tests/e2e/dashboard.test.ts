@@ -197,6 +197,21 @@ describe.skipIf(skipReason !== null)('browser dashboard at /ui', () => {
     await shoot('providers');
   });
 
+  it(title('tests a connection from its row and shows the result in place'), async () => {
+    const row = page.getByTestId('connection-oa-1');
+    const button = row.getByRole('button', { name: 'Test connection oa-1' });
+    const deleteButton = row.getByRole('button', { name: 'Delete' });
+    const before = await deleteButton.boundingBox();
+    // Keyboard: focus the button and press Enter.
+    await button.focus();
+    await page.keyboard.press('Enter');
+    const result = row.getByTestId('conn-test-oa-1');
+    await expect.poll(() => result.textContent(), { timeout: 5000 }).toMatch(/^OK · \d+ ms$/);
+    expect(primary.requests.at(-1)).toMatchObject({ method: 'GET', path: '/v1/models' });
+    // The result has its own fixed slot: nothing else in the row moved.
+    expect(await deleteButton.boundingBox()).toEqual(before);
+  });
+
   it(title('lists requests with their routing decision'), async () => {
     await go('Requests');
     const row = page.locator('table.requests tbody tr.clickable').first();

@@ -149,6 +149,11 @@ export interface FakeUpstream {
   setDefault(step: FakeStep): void;
   /** Served by `/v1/models`; mutate or reassign freely. */
   models: string[];
+  /**
+   * When set, `/v1/models` answers with this instead of the list (e.g. a refused key:
+   * `{status: 401, body: …}`); reset() clears it.
+   */
+  modelsAnswer: { status: number; body: unknown } | null;
   /** Answers of the limit-reset endpoints; mutate or reassign freely (reset() restores them). */
   limitReset: FakeLimitReset;
   /** Resolves once `requestCount >= n` (default timeout 5000 ms). */
@@ -742,6 +747,9 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
     }
 
     if (r === 'models') {
+      if (api.modelsAnswer) {
+        return sendJson(res, api.modelsAnswer.status, api.modelsAnswer.body, idHeaders);
+      }
       const anthropicStyle = req.headers['anthropic-version'] !== undefined;
       const data = anthropicStyle
         ? api.models.map((id) => ({
@@ -971,6 +979,7 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
       return abortCount;
     },
     models: [...(opts.models ?? DEFAULT_MODELS)],
+    modelsAnswer: null,
     limitReset: structuredClone(DEFAULT_LIMIT_RESET) as FakeLimitReset,
     script(...steps) {
       queue.push(...steps);
@@ -1022,6 +1031,7 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
       requestCount = 0;
       abortCount = 0;
       api.limitReset = structuredClone(DEFAULT_LIMIT_RESET) as FakeLimitReset;
+      api.modelsAnswer = null;
     },
     close() {
       if (closePromise) return closePromise;

@@ -85,12 +85,25 @@ describe('IPC action handlers', () => {
     ['pause', ['now']],
     ['resetBreaker', [{ provider: 'x' }]],
     ['releaseLease', ['x'.repeat(500)]],
+    ['testConnection', []],
+    ['testConnection', ['']],
+    ['testConnection', [42]],
+    ['testConnection', [{ id: 'oa-1' }]],
+    ['testConnection', ['oa-1', 'extra']],
   ] as const)('refuse a bad payload: %s %j', async (method, args) => {
     const { ctx, calls } = context();
     const r = await dispatchAction(ctx, method, GOOD, [...args]);
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.error).toMatch(new RegExp(`^invalid ${method} payload: `));
     expect(calls).toEqual([]);
+  });
+  it('pass a valid testConnection id through to the admin actions', async () => {
+    const { ctx, calls } = context();
+    expect(await dispatchAction(ctx, 'testConnection', GOOD, ['oa-1'])).toEqual({
+      ok: true,
+      data: null,
+    });
+    expect(calls).toEqual([['testConnection', 'oa-1']]);
   });
   it('have a payload check for every action channel', () => {
     for (const m of ACTION_METHODS) expect(typeof PAYLOAD_CHECKS[m]).toBe('function');

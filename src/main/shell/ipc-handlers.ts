@@ -104,6 +104,7 @@ export const PAYLOAD_CHECKS: Record<ActionMethod, Check> = {
         ? null
         : 'connection must be an object'),
   deleteConnection: oneId('connection id'),
+  testConnection: oneId('connection id'),
   listCombos: none,
   saveCombo: oneObject('combo'),
   deleteCombo: oneId('combo name'),

@@ -4,6 +4,7 @@ import { ValidationError } from '../config/validate';
 import type { Logger } from '../logger';
 import { BodyTooLargeError, readBody } from '../proxy/body';
 import { checkAdminToken, isJsonContentType } from '../proxy/guard';
+import { VERSION } from '../version';
 import { type AdminService, ConflictError, NotFoundError } from './service';
 
 export interface AdminDeps {
@@ -217,6 +218,19 @@ function routes(deps: AdminDeps): Route[] {
       handler: (_q, r, p) => {
         s.deleteConnection(id(p));
         sendJson(r, 200, { deleted: id(p) });
+      },
+    },
+    {
+      method: 'POST',
+      pattern: /^\/api\/connections\/([^/]+)\/test$/,
+      handler: async (_q, r, p) => {
+        const connection = id(p);
+        const result = await s.testConnection(connection, { userAgent: `breakwater/${VERSION}` });
+        // The message is already scrubbed of the secret; the logger redacts again on the way out.
+        deps.log.info(
+          `connection test ${connection}: ${result.ok ? 'ok' : 'failed'} in ${result.latencyMs} ms (${result.message})`,
+        );
+        sendJson(r, 200, result);
       },
     },
     {

@@ -2,6 +2,7 @@ import type {
   BreakerView,
   ComboConfig,
   ConnectionConfig,
+  ConnectionTestResult,
   ConnectionView,
   EngineEvent,
   LockoutView,
@@ -23,6 +24,7 @@ import type { ResilienceManager } from '../resilience/manager';
 import { RESILIENCE_PREFIXES } from '../settings/resilience-settings';
 import type { Settings } from '../settings/settings';
 import type { RecentQuery, Store } from '../store';
+import { type ConnectionTestOptions, testConnection } from './connection-test';
 
 export class NotFoundError extends Error {
   constructor(what: string) {
@@ -151,6 +153,22 @@ export class AdminService {
     if (!this.store.connections.remove(id)) throw new NotFoundError(`connection "${id}"`);
     this.resilience.forgetConnection(id);
     this.changed('connections');
+  }
+
+  /**
+   * Tests a connection's credential with one models-list call (connection-test.ts). A
+   * diagnostic: the outcome never reaches the breaker, cooldowns, lockouts or the request log.
+   */
+  testConnection(id: string, opts: ConnectionTestOptions = {}): Promise<ConnectionTestResult> {
+    const catalog = this.catalog();
+    const connection = catalog.connections.get(id);
+    if (!connection) throw new NotFoundError(`connection "${id}"`);
+    const provider = catalog.providers.get(connection.provider);
+    if (!provider) throw new NotFoundError(`provider "${connection.provider}"`);
+    return testConnection(
+      { provider, connection, secret: catalog.secretOf(connection), scrub: catalog.secrets() },
+      opts,
+    );
   }
 
   listConnections(): ConnectionView[] {
