@@ -190,6 +190,8 @@ export interface BreakerView {
   failureCount: number;
   retryAfterMs: number;
   history: BreakerTransition[];
+  /** End of the windowed provider cooldown (RESILIENCE.md §1, optional mechanism), if cooling. */
+  cooldownUntil?: number | null;
 }
 
 export type ConnectionStatus =
@@ -339,7 +341,8 @@ export type EngineEvent =
       code: string;
       cause: string;
     })
-  | (EventBase & { type: 'lease.acquired' | 'lease.ended'; lease: LeaseView; cause: string });
+  | (EventBase & { type: 'lease.acquired' | 'lease.ended'; lease: LeaseView; cause: string })
+  | (EventBase & { type: 'provider.cooldown'; provider: string; until: number; cause: string });
 
 export type EngineEventType = EngineEvent['type'];
 

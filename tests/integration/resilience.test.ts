@@ -164,6 +164,43 @@ describe('1. provider circuit breaker', () => {
   });
 });
 
+describe('1. windowed provider cooldown (optional)', () => {
+  it('skips a provider that failed N times within the window, and shows it', async () => {
+    await gw.admin('/api/resilience', {
+      method: 'PATCH',
+      body: JSON.stringify({
+        'providerCooldown.enabled': true,
+        'providerCooldown.api_key.providerFailureThreshold': 2,
+        'providerCooldown.api_key.providerCooldownMs': 60_000,
+      }),
+    });
+    try {
+      gw.primary.script({ status: 503 }, { status: 503 });
+      const first = await post('coder');
+      expect(first.headers.get('x-breakwater-connection')).toBe('oa2-1');
+      const before = gw.primary.requestCount;
+      const next = await post('coder');
+      expect(next.headers.get('x-breakwater-decision')).toContain(
+        'oa/gpt-a@oa-1 skipped (provider_cooldown)',
+      );
+      expect(gw.primary.requestCount).toBe(before);
+      const breaker = (await state()).breakers.find((b) => b.provider === 'oa')!;
+      expect(breaker.state).toBe('CLOSED');
+      expect(breaker.cooldownUntil! - Date.now()).toBeGreaterThan(55_000);
+      expect(events.find((e) => e.type === 'provider.cooldown')).toMatchObject({ provider: 'oa' });
+    } finally {
+      await gw.admin('/api/resilience', {
+        method: 'PATCH',
+        body: JSON.stringify({
+          'providerCooldown.enabled': null,
+          'providerCooldown.api_key.providerFailureThreshold': null,
+          'providerCooldown.api_key.providerCooldownMs': null,
+        }),
+      });
+    }
+  });
+});
+
 describe('2. connection cooldown', () => {
   it('a 429 with Retry-After: 7 cools exactly that connection for ~7 s while the second connection keeps serving', async () => {
     gw.primary.script({ status: 429, headers: { 'retry-after': '7' } });

@@ -223,3 +223,17 @@ describe('SSE parsing for the browser bridge', () => {
     ]);
   });
 });
+
+describe('provider cooldown events', () => {
+  it('mark the provider as cooling until the announced end', () => {
+    const m = applyEvent(applySnapshot(emptyModel, snap(), AT), {
+      type: 'provider.cooldown',
+      at: AT,
+      provider: 'p',
+      until: AT + 60_000,
+      cause: 'HTTP 503',
+    });
+    expect(m.snapshot?.breakers.find((b) => b.provider === 'p')?.cooldownUntil).toBe(AT + 60_000);
+    expect(m.activity[0]).toMatchObject({ tone: 'warn' });
+  });
+});

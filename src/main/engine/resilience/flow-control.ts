@@ -5,6 +5,7 @@ import type { Settings } from '../settings/settings';
 import type { SessionPinRepo } from '../store';
 import { effectiveExpiration, type QueueLimits, resolveLimits } from './admission';
 import { SessionAffinity } from './affinity';
+import { DeferredFlush } from './deferred-flush';
 import { type QueueSlot, RequestQueues } from './request-queue';
 import { type Permit, Semaphore } from './semaphore';
 
@@ -32,9 +33,10 @@ export class FlowControl {
   private readonly semaphores = new Map<string, Semaphore>();
   readonly queues = new RequestQueues();
   readonly affinity: SessionAffinity;
-  private timer: NodeJS.Timeout | null = null;
+  private readonly flusher: DeferredFlush;
 
   constructor(private readonly deps: FlowDeps) {
+    this.flusher = new DeferredFlush(deps.flushIntervalMs ?? 1_000, () => this.flush());
     this.affinity = new SessionAffinity(deps.pins.load(deps.now()));
   }
 
@@ -140,12 +142,7 @@ export class FlowControl {
   }
 
   private scheduleFlush(): void {
-    if (this.timer || this.affinity.dirty.size === 0) return;
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.flush();
-    }, this.deps.flushIntervalMs ?? 1_000);
-    this.timer.unref();
+    if (this.affinity.dirty.size > 0) this.flusher.schedule();
   }
 
   flush(): void {
@@ -159,9 +156,7 @@ export class FlowControl {
   }
 
   async close(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    this.flush();
+    this.flusher.flushNow();
     await this.queues.close();
   }
 }

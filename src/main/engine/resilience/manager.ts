@@ -22,6 +22,7 @@ import {
   isHealthy,
   isTerminal,
 } from './connection-cooldown';
+import { DeferredFlush } from './deferred-flush';
 import { type Classification, egressFamilyOf } from './error-rules';
 import {
   type LockoutEntry,
@@ -79,9 +80,10 @@ export class ResilienceManager {
     lockouts: new Map(),
   };
   private readonly egressCache = new Map<string, { ip: string | null; at: number }>();
-  private timer: NodeJS.Timeout | null = null;
+  private readonly flusher: DeferredFlush;
 
   constructor(private readonly deps: ManagerDeps) {
+    this.flusher = new DeferredFlush(deps.flushIntervalMs ?? 250, () => this.flush());
     this.restoredBreakers = deps.repo.loadBreakers();
     this.health = deps.repo.loadHealth();
     this.lockouts = new ModelLockouts(deps.repo.loadLockouts());
@@ -352,6 +354,8 @@ export class ResilienceManager {
         now,
         this.providerCooldownProfile(provider.authClass),
       );
+      if (until !== null)
+        this.deps.emit({ type: 'provider.cooldown', at: now, provider: provider.id, until, cause });
       if (until !== null)
         this.deps.log.warn(
           `provider ${provider.id} cooling down until ${new Date(until).toISOString()} (${cause})`,
@@ -632,6 +636,9 @@ export class ResilienceManager {
         failureCount: b.failureCount(now),
         retryAfterMs: b.retryAfterMs(now),
         history: b.toJSON().history,
+        cooldownUntil: this.providerCooldowns.get(p.id)?.cooling(now)
+          ? now + this.providerCooldowns.get(p.id)!.retryAfterMs(now)
+          : null,
       };
     });
   }
@@ -652,12 +659,7 @@ export class ResilienceManager {
   // ---------------------------------------------------------------- persistence
 
   private scheduleFlush(): void {
-    if (this.timer) return;
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.flush();
-    }, this.deps.flushIntervalMs ?? 250);
-    this.timer.unref();
+    this.flusher.schedule();
   }
 
   flush(): void {
@@ -679,8 +681,6 @@ export class ResilienceManager {
   }
 
   close(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    this.flush();
+    this.flusher.flushNow();
   }
 }

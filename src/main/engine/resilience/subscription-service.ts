@@ -6,6 +6,7 @@ import { readBounded } from '../proxy/attempt';
 import { credentialHeaders } from '../proxy/headers';
 import type { Candidate } from '../routing/resolve';
 import type { SubscriptionRepo, SubscriptionRow } from '../store';
+import { DeferredFlush } from './deferred-flush';
 import {
   canTryLimitReset,
   currentLimitReset,
@@ -69,9 +70,10 @@ const OAUTH_BETA = 'oauth-2025-04-20';
 export class SubscriptionService {
   private readonly states = new Map<string, ConnectionState>();
   private readonly dirty = new Map<string, SubscriptionRow | null>();
-  private timer: NodeJS.Timeout | null = null;
+  private readonly flusher: DeferredFlush;
 
   constructor(private readonly deps: SubscriptionDeps) {
+    this.flusher = new DeferredFlush(deps.flushIntervalMs ?? 250, () => this.flush());
     for (const [connection, row] of deps.repo.load()) {
       this.states.set(connection, {
         lane: restoreLane(row.lane),
@@ -330,12 +332,7 @@ export class SubscriptionService {
   // ---------------------------------------------------------------- persistence
 
   private scheduleFlush(): void {
-    if (this.timer) return;
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.flush();
-    }, this.deps.flushIntervalMs ?? 250);
-    this.timer.unref();
+    this.flusher.schedule();
   }
 
   flush(): void {
@@ -350,9 +347,7 @@ export class SubscriptionService {
   }
 
   close(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    this.flush();
+    this.flusher.flushNow();
   }
 }
 

@@ -44,6 +44,8 @@ function BreakerCard({ b, at }: { b: BreakerView; at: number }) {
             <Countdown until={at + b.retryAfterMs} prefix="half-open in " />
           ) : b.state === 'HALF_OPEN' ? (
             'probing with one request'
+          ) : b.cooldownUntil && b.cooldownUntil > at ? (
+            <Countdown until={b.cooldownUntil} prefix="provider cooling, " />
           ) : (
             '\u00a0'
           )}
@@ -61,7 +63,7 @@ function BreakerCard({ b, at }: { b: BreakerView; at: number }) {
           ))
         )}
       </ol>
-      {bridge && b.state !== 'CLOSED' && (
+      {bridge && (b.state !== 'CLOSED' || (b.cooldownUntil ?? 0) > at) && (
         <ActionButton
           run={() => bridge.resetBreaker(b.provider)}
           done={`${b.provider}: circuit reset`}

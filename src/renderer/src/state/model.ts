@@ -286,6 +286,22 @@ export function applyEvent(model: DashboardModel, event: EngineEvent): Dashboard
         }),
       };
     }
+    case 'provider.cooldown':
+      return {
+        ...model,
+        snapshot: snap && {
+          ...snap,
+          breakers: withBreaker(snap.breakers, event.provider, (b) => ({
+            ...b,
+            cooldownUntil: event.until,
+          })),
+        },
+        activity: activity(model, {
+          at: event.at,
+          tone: 'warn',
+          text: `${event.provider}: provider cooling down (${event.cause})`,
+        }),
+      };
     case 'config.changed':
       return {
         ...model,
