@@ -1,5 +1,6 @@
 // Anthropic Messages ↔ IR. https://docs.anthropic.com/en/api/messages
-import { type ErrorKind, errorBody } from '../proxy/client-errors';
+import { type ErrorKind, streamErrorEvent } from '../proxy/client-errors';
+import { gatewayErrorOf, unreadableStreamError } from './errors';
 import {
   argumentsObject,
   arr,
@@ -29,6 +30,7 @@ import {
   str,
   unknownKeys,
 } from './ir';
+import { eventJson } from './stream';
 
 const KNOWN_REQUEST_KEYS = new Set([
   'model',
@@ -404,16 +406,6 @@ export function parseError(status: number, body: unknown): IrError | null {
   return { status, kind: KIND_OF_TYPE[type] ?? 'upstream', code: type, message: err.message };
 }
 
-function errorEvent(e: IrError): string {
-  const body = errorBody('anthropic', {
-    status: e.status,
-    kind: e.kind as ErrorKind,
-    code: e.code,
-    message: e.message,
-  });
-  return sse('error', body);
-}
-
 // --- streams ----------------------------------------------------------------------------------
 
 const sse = (event: string, data: unknown): string =>
@@ -424,12 +416,8 @@ export function createStreamParser(): StreamParser {
   const tools = new Set<number>();
   return {
     push(event, data) {
-      let e: Json;
-      try {
-        e = JSON.parse(data) as Json;
-      } catch {
-        return [];
-      }
+      const e = eventJson(data);
+      if (e === undefined) return [];
       const type = str(e.type) ?? event;
       switch (type) {
         case 'message_start': {
@@ -493,12 +481,7 @@ export function createStreamParser(): StreamParser {
           return [];
         case 'error': {
           done = true;
-          const err = parseError(500, e) ?? {
-            status: 500,
-            kind: 'upstream',
-            code: 'api_error',
-            message: 'upstream stream error',
-          };
+          const err = parseError(500, e) ?? unreadableStreamError('api_error');
           return [{ type: 'error', error: err }];
         }
         default:
@@ -604,7 +587,7 @@ export function createStreamWriter(): StreamWriter {
           stopSequence = ev.stopSequence;
           return '';
         case 'error':
-          return errorEvent(ev.error);
+          return streamErrorEvent('anthropic', gatewayErrorOf(ev.error));
       }
     },
     finish() {

@@ -1,5 +1,6 @@
 // OpenAI Chat Completions ↔ IR. https://platform.openai.com/docs/api-reference/chat
-import { type ErrorKind, errorBody, kindForStatus } from '../proxy/client-errors';
+import { streamErrorEvent } from '../proxy/client-errors';
+import { gatewayErrorOf, openAiErrorOf, unreadableStreamError } from './errors';
 import {
   arr,
   type Effort,
@@ -14,6 +15,7 @@ import {
   type IrResponse,
   type IrStop,
   type IrText,
+  type IrToolCall,
   type IrUsage,
   imageFromUrl,
   imageUrlOf,
@@ -31,6 +33,8 @@ import {
   textOf,
   unknownKeys,
 } from './ir';
+import { functionFields, jsonSchemaFields } from './openai-fields';
+import { eventJson } from './stream';
 
 const KNOWN_REQUEST_KEYS = new Set([
   'model',
@@ -82,6 +86,31 @@ function userParts(content: unknown, dropped: string[]): (IrText | IrImage)[] {
   return out;
 }
 
+/** An assistant message's `tool_calls` as IR tool calls; malformed entries are skipped. */
+function toolCallsIn(calls: unknown): IrToolCall[] {
+  const out: IrToolCall[] = [];
+  for (const c of arr(calls)) {
+    const call = obj(c);
+    const fn = obj(call?.function);
+    if (!call || !fn) continue;
+    out.push({
+      type: 'tool_call',
+      id: str(call.id) ?? '',
+      name: str(fn.name) ?? '',
+      arguments: str(fn.arguments) ?? '',
+    });
+  }
+  return out;
+}
+
+function toolCallsOut(calls: readonly IrToolCall[]): Json[] {
+  return calls.map((c) => ({
+    id: c.id,
+    type: 'function',
+    function: { name: c.name, arguments: c.arguments },
+  }));
+}
+
 export function parseRequest(body: Json): Parsed<IrRequest> {
   const dropped: string[] = [];
   const ir = emptyRequest(str(body.model) ?? '');
@@ -104,17 +133,7 @@ export function parseRequest(body: Json): Parsed<IrRequest> {
         if (reasoning) parts.push({ type: 'reasoning', text: reasoning, signature: null });
         const text = textParts(msg.content, dropped);
         if (text !== '') parts.push({ type: 'text', text });
-        for (const c of arr(msg.tool_calls)) {
-          const call = obj(c);
-          const fn = obj(call?.function);
-          if (!call || !fn) continue;
-          parts.push({
-            type: 'tool_call',
-            id: str(call.id) ?? '',
-            name: str(fn.name) ?? '',
-            arguments: str(fn.arguments) ?? '',
-          });
-        }
+        parts.push(...toolCallsIn(msg.tool_calls));
         // Two assistant messages in a row stay two turns' worth of parts in one turn.
         if (ir.messages.at(-1)?.role === 'assistant') ir.messages.at(-1)!.parts.push(...parts);
         else ir.messages.push({ role: 'assistant', parts });
@@ -202,13 +221,7 @@ export function emitRequest(
       const text = textOf(m.parts);
       if (text !== '') msg.content = text;
       const calls = m.parts.filter((p) => p.type === 'tool_call');
-      if (calls.length > 0) {
-        msg.tool_calls = calls.map((c) => ({
-          id: c.id,
-          type: 'function',
-          function: { name: c.name, arguments: c.arguments },
-        }));
-      }
+      if (calls.length > 0) msg.tool_calls = toolCallsOut(calls);
       if (m.parts.some((p) => p.type === 'reasoning') && !dropped.includes('reasoning history')) {
         dropped.push('reasoning history');
       }
@@ -233,14 +246,7 @@ export function emitRequest(
   }
   const out: Json = { model: ir.model, messages };
   if (ir.tools.length > 0) {
-    out.tools = ir.tools.map((t) => ({
-      type: 'function',
-      function: {
-        name: t.name,
-        ...(t.description !== null ? { description: t.description } : {}),
-        parameters: t.parameters,
-      },
-    }));
+    out.tools = ir.tools.map((t) => ({ type: 'function', function: functionFields(t) }));
   }
   const c = ir.toolChoice;
   if (c) {
@@ -257,14 +263,7 @@ export function emitRequest(
   const rf = ir.responseFormat;
   if (rf?.type === 'json_object') out.response_format = { type: 'json_object' };
   else if (rf) {
-    out.response_format = {
-      type: 'json_schema',
-      json_schema: {
-        name: rf.name,
-        schema: rf.schema,
-        ...(rf.strict !== null ? { strict: rf.strict } : {}),
-      },
-    };
+    out.response_format = { type: 'json_schema', json_schema: jsonSchemaFields(rf) };
   }
   if (ir.user) out.user = ir.user;
   if (ir.stream) {
@@ -326,18 +325,7 @@ export function parseResponse(body: Json): IrResponse {
   const text = textParts(msg.content, []);
   if (text !== '') parts.push({ type: 'text', text });
   else if (typeof msg.refusal === 'string') parts.push({ type: 'text', text: msg.refusal });
-  for (const c of arr(msg.tool_calls)) {
-    const call = obj(c);
-    const fn = obj(call?.function);
-    if (call && fn) {
-      parts.push({
-        type: 'tool_call',
-        id: str(call.id) ?? '',
-        name: str(fn.name) ?? '',
-        arguments: str(fn.arguments) ?? '',
-      });
-    }
-  }
+  parts.push(...toolCallsIn(msg.tool_calls));
   let stop = STOP_IN[str(choice.finish_reason) ?? ''] ?? 'end';
   if (typeof msg.refusal === 'string' && text === '') stop = 'refusal';
   return {
@@ -357,13 +345,7 @@ export function emitResponse(ir: IrResponse, created: number): Json {
   const reasoning = ir.parts.filter((p) => p.type === 'reasoning').map((p) => p.text);
   if (reasoning.length > 0) message.reasoning_content = reasoning.join('');
   const calls = ir.parts.filter((p) => p.type === 'tool_call');
-  if (calls.length > 0) {
-    message.tool_calls = calls.map((c) => ({
-      id: c.id,
-      type: 'function',
-      function: { name: c.name, arguments: c.arguments },
-    }));
-  }
+  if (calls.length > 0) message.tool_calls = toolCallsOut(calls);
   return {
     id: ir.id,
     object: 'chat.completion',
@@ -385,24 +367,7 @@ export function emitResponse(ir: IrResponse, created: number): Json {
 
 /** An OpenAI error object (`{error:{message, type, code, param}}`) as an IR error. */
 export function parseError(status: number, body: unknown): IrError | null {
-  const err = obj(obj(body)?.error);
-  if (!err || typeof err.message !== 'string') return null;
-  return {
-    status,
-    kind: kindForStatus(status),
-    code: str(err.code) ?? str(err.type) ?? 'upstream_error',
-    message: err.message,
-  };
-}
-
-function errorEvent(e: IrError): string {
-  const body = errorBody('openai-chat', {
-    status: e.status,
-    kind: e.kind as ErrorKind,
-    code: e.code,
-    message: e.message,
-  });
-  return `data: ${JSON.stringify(body)}\n\n`;
+  return openAiErrorOf(status, obj(obj(body)?.error));
 }
 
 // --- streams ----------------------------------------------------------------------------------
@@ -419,16 +384,14 @@ export function createStreamParser(): StreamParser {
         done = true;
         return [];
       }
-      let c: Json;
-      try {
-        c = JSON.parse(data) as Json;
-      } catch {
-        return [];
-      }
+      const c = eventJson(data);
+      if (c === undefined) return [];
       const out: IrEvent[] = [];
       if (obj(c.error)) {
         done = true;
-        return [{ type: 'error', error: parseError(500, c) ?? incompleteErrorBody() }];
+        return [
+          { type: 'error', error: parseError(500, c) ?? unreadableStreamError('upstream_error') },
+        ];
       }
       if (!started) {
         started = true;
@@ -471,15 +434,6 @@ export function createStreamParser(): StreamParser {
     end() {
       return done || stopped ? [] : [incompleteError()];
     },
-  };
-}
-
-function incompleteErrorBody(): IrError {
-  return {
-    status: 500,
-    kind: 'upstream',
-    code: 'upstream_error',
-    message: 'upstream stream error',
   };
 }
 
@@ -555,7 +509,7 @@ export function createStreamWriter(opts: ChatWriterOptions): StreamWriter {
           stopped = true;
           return chunk({}, STOP_OUT[ev.stop === 'end' && sawTool ? 'tool_use' : ev.stop]);
         case 'error':
-          return errorEvent(ev.error);
+          return streamErrorEvent('openai-chat', gatewayErrorOf(ev.error));
       }
     },
     finish() {

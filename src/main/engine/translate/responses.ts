@@ -1,5 +1,6 @@
 // OpenAI Responses ↔ IR. https://platform.openai.com/docs/api-reference/responses
-import { type ErrorKind, errorBody, kindForStatus } from '../proxy/client-errors';
+import { errorBody } from '../proxy/client-errors';
+import { gatewayErrorOf, openAiErrorOf, unreadableStreamError } from './errors';
 import {
   arr,
   customInput,
@@ -33,6 +34,8 @@ import {
   textOf,
   unknownKeys,
 } from './ir';
+import { functionFields, jsonSchemaFields } from './openai-fields';
+import { eventJson } from './stream';
 
 const KNOWN_REQUEST_KEYS = new Set([
   'model',
@@ -266,12 +269,7 @@ export function emitRequest(ir: IrRequest): Parsed<Json> {
   const out: Json = { model: ir.model, input };
   if (ir.system.length > 0) out.instructions = ir.system.join('\n\n');
   if (ir.tools.length > 0) {
-    out.tools = ir.tools.map((t) => ({
-      type: 'function',
-      name: t.name,
-      ...(t.description !== null ? { description: t.description } : {}),
-      parameters: t.parameters,
-    }));
+    out.tools = ir.tools.map((t) => ({ type: 'function', ...functionFields(t) }));
   }
   const c = ir.toolChoice;
   if (c) out.tool_choice = c.type === 'tool' ? { type: 'function', name: c.name } : c.type;
@@ -284,14 +282,7 @@ export function emitRequest(ir: IrRequest): Parsed<Json> {
   const rf = ir.responseFormat;
   if (rf?.type === 'json_object') out.text = { format: { type: 'json_object' } };
   else if (rf) {
-    out.text = {
-      format: {
-        type: 'json_schema',
-        name: rf.name,
-        schema: rf.schema,
-        ...(rf.strict !== null ? { strict: rf.strict } : {}),
-      },
-    };
+    out.text = { format: { type: 'json_schema', ...jsonSchemaFields(rf) } };
   }
   if (ir.user) out.user = ir.user;
   if (ir.stream) out.stream = true;
@@ -467,14 +458,7 @@ export function emitResponse(
 
 export function parseError(status: number, body: unknown): IrError | null {
   const root = obj(body);
-  const err = obj(root?.error) ?? (root?.type === 'error' ? root : null);
-  if (!err || typeof err.message !== 'string') return null;
-  return {
-    status,
-    kind: kindForStatus(status),
-    code: str(err.code) ?? str(err.type) ?? 'upstream_error',
-    message: err.message,
-  };
+  return openAiErrorOf(status, obj(root?.error) ?? (root?.type === 'error' ? root : null));
 }
 
 // --- streams ----------------------------------------------------------------------------------
@@ -484,12 +468,8 @@ export function createStreamParser(): StreamParser {
   let sawTool = false;
   return {
     push(event, data) {
-      let e: Json;
-      try {
-        e = JSON.parse(data) as Json;
-      } catch {
-        return [];
-      }
+      const e = eventJson(data);
+      if (e === undefined) return [];
       const type = str(e.type) ?? event;
       switch (type) {
         case 'response.created': {
@@ -555,12 +535,7 @@ export function createStreamParser(): StreamParser {
           return [
             {
               type: 'error',
-              error: parseError(500, e) ?? {
-                status: 500,
-                kind: 'upstream',
-                code: 'upstream_error',
-                message: 'upstream stream error',
-              },
+              error: parseError(500, e) ?? unreadableStreamError('upstream_error'),
             },
           ];
         default:
@@ -798,12 +773,7 @@ export function createStreamWriter(opts: {
           stop = e.stop;
           return '';
         case 'error': {
-          const body = errorBody('openai-responses', {
-            status: e.error.status,
-            kind: e.error.kind as ErrorKind,
-            code: e.error.code,
-            message: e.error.message,
-          }) as { error: Json };
+          const body = errorBody('openai-responses', gatewayErrorOf(e.error)) as { error: Json };
           return ev('error', {
             code: body.error.code,
             message: body.error.message,

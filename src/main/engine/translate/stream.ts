@@ -4,6 +4,7 @@ import {
   type IrEvent,
   type IrResponse,
   type IrUsage,
+  type Json,
   mergeIrUsage,
   type StreamParser,
   type StreamWriter,
@@ -55,6 +56,15 @@ export class SseDecoder {
     if (value.charCodeAt(0) === 32) value = value.slice(1);
     if (field === 'data') this.data.push(value);
     else if (field === 'event') this.event = value;
+  }
+}
+
+/** One SSE event's data parsed as JSON (taken to be an object); undefined when it is not JSON. */
+export function eventJson(data: string): Json | undefined {
+  try {
+    return JSON.parse(data) as Json;
+  } catch {
+    return undefined;
   }
 }
 
