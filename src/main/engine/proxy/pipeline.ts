@@ -262,9 +262,9 @@ function route(ctx: RequestContext, catalog: Catalog): Candidate[] | GatewayErro
     );
   }
   if (resolution.combo) ctx.steps.push(`combo ${resolution.combo}`);
-  const translatable = translateFor(ctx, resolution.targets);
-  if ('status' in translatable) return translatable;
-  const { candidates, unexecutable } = expandCandidates(translatable);
+  // Translation happens later, per candidate about to be tried (dispatch): the first target
+  // serves almost every request, so translating for all of them up front is wasted work.
+  const { candidates, unexecutable } = expandCandidates(resolution.targets);
   if (candidates.length === 0) {
     const reasons = unexecutable.map((u) => `${u.target}: ${u.reason}`).join('; ');
     return {
@@ -273,7 +273,7 @@ function route(ctx: RequestContext, catalog: Catalog): Candidate[] | GatewayErro
       code: 'no_executable_targets',
       message: `model "${ctx.model}" has no target that can be executed (${reasons || 'no targets'})`,
       extra: {
-        diagnostics: { poolSize: translatable.length, attempted: 0, excluded: unexecutable },
+        diagnostics: { poolSize: resolution.targets.length, attempted: 0, excluded: unexecutable },
       },
     };
   }
@@ -415,6 +415,8 @@ async function dispatch(
   let lastNetwork: GatewayError | null = null;
   let held: HeldError | null = null;
   let queueRejection: QueueRejection | null = null;
+  /** Why the request could not be put in a candidate's format, when that was the obstacle. */
+  let untranslatable: GatewayError | null = null;
   let waits = 0;
   let waited = 0;
   let watchdogRetries = 0;
@@ -439,6 +441,9 @@ async function dispatch(
   if (held) return relayError(ctx, res, held, catalog);
   if (lastNetwork) return fail(ctx, res, lastNetwork);
   if (queueRejection && attempted === 0) return fail(ctx, res, queueError(queueRejection));
+  if (untranslatable && excluded.every((e) => e.reason === 'untranslatable')) {
+    return fail(ctx, res, untranslatable);
+  }
   return fail(ctx, res, allExcluded());
 
   /** One pass over the candidates; true when a response was sent (or the client left). */
@@ -464,6 +469,17 @@ async function dispatch(
           exclusion.detail,
           exclusion.errorType ?? null,
         );
+        continue;
+      }
+      const translated = translateFor(ctx, [candidate.target]);
+      if ('status' in translated) {
+        untranslatable = translated;
+        excluded.push({
+          target: label,
+          reason: 'untranslatable',
+          retryAfterMs: null,
+          errorType: null,
+        });
         continue;
       }
       const outcome = await attempt(candidate, label, now);
