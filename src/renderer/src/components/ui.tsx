@@ -49,6 +49,47 @@ export function Empty({ children }: { children: ReactNode }) {
   return <p className="empty">{children}</p>;
 }
 
+/** A card listing `items`, or saying `empty` when there are none. */
+export function ListCard({
+  title,
+  testId,
+  items,
+  empty,
+  children,
+}: {
+  title: ReactNode;
+  testId?: string;
+  items: readonly unknown[];
+  empty: ReactNode;
+  children: ReactNode;
+}) {
+  return (
+    <Card title={title} testId={testId}>
+      {items.length === 0 ? <Empty>{empty}</Empty> : children}
+    </Card>
+  );
+}
+
+/** A table's header row; `actions` adds a last column for row buttons, named for screen readers. */
+export function TableHead({ columns, actions = false }: { columns: string[]; actions?: boolean }) {
+  return (
+    <thead>
+      <tr>
+        {columns.map((c) => (
+          <th key={c} scope="col">
+            {c}
+          </th>
+        ))}
+        {actions && (
+          <th scope="col">
+            <span className="sr-only">Actions</span>
+          </th>
+        )}
+      </tr>
+    </thead>
+  );
+}
+
 export function CopyButton({ text, label = 'Copy' }: { text: string; label?: string }) {
   const [done, setDone] = useState(false);
   return (

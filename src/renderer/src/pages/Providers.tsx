@@ -1,6 +1,7 @@
 import { type FormEvent, useCallback, useEffect, useState } from 'react';
 import type {
   AuthClass,
+  BridgeResult,
   ComboConfig,
   ConnectionTestResult,
   ProviderFormat,
@@ -31,6 +32,63 @@ function FieldError({ text }: { text: string | null }) {
     <p className="field-error" role={text ? 'alert' : undefined}>
       {text ?? '\u00a0'}
     </p>
+  );
+}
+
+/** A form's error line and its buttons: submit (primary unless `plain`), and Cancel if wanted. */
+function FormFooter({
+  error,
+  submit,
+  plain = false,
+  onCancel,
+}: {
+  error: string | null;
+  submit: string;
+  plain?: boolean;
+  onCancel?: () => void;
+}) {
+  return (
+    <>
+      <FieldError text={error} />
+      <div className="form-actions">
+        <button type="submit" className={plain ? 'btn' : 'btn btn-primary'}>
+          {submit}
+        </button>
+        {onCancel && (
+          <button type="button" className="btn" onClick={onCancel}>
+            Cancel
+          </button>
+        )}
+      </div>
+    </>
+  );
+}
+
+/** Deletes something after confirmation, then reloads the page's lists. */
+function DeleteButton({
+  remove,
+  reload,
+  done,
+  confirm,
+}: {
+  remove: () => Promise<BridgeResult<unknown>>;
+  reload(): void;
+  done: string;
+  confirm: string;
+}) {
+  return (
+    <ActionButton
+      run={async () => {
+        const r = await remove();
+        reload();
+        return r;
+      }}
+      done={done}
+      tone="danger"
+      confirm={confirm}
+    >
+      Delete
+    </ActionButton>
   );
 }
 
@@ -118,15 +176,11 @@ function ProviderForm({ initial, onDone }: { initial: ProviderDraft; onDone(): v
           />
         </label>
       </div>
-      <FieldError text={error} />
-      <div className="form-actions">
-        <button type="submit" className="btn btn-primary">
-          {editing ? 'Save provider' : 'Add provider'}
-        </button>
-        <button type="button" className="btn" onClick={onDone}>
-          Cancel
-        </button>
-      </div>
+      <FormFooter
+        error={error}
+        submit={editing ? 'Save provider' : 'Add provider'}
+        onCancel={onDone}
+      />
     </form>
   );
 }
@@ -206,15 +260,7 @@ function ConnectionForm({ provider, onDone }: { provider: string; onDone(): void
           />
         </label>
       </div>
-      <FieldError text={error} />
-      <div className="form-actions">
-        <button type="submit" className="btn btn-primary">
-          Save connection
-        </button>
-        <button type="button" className="btn" onClick={onDone}>
-          Cancel
-        </button>
-      </div>
+      <FormFooter error={error} submit="Save connection" onCancel={onDone} />
     </form>
   );
 }
@@ -290,6 +336,10 @@ function ProviderCard({ p, reload }: { p: ProviderView; reload(): void }) {
   const snapshot = useDashboard((s) => s.snapshot);
   const [mode, setMode] = useState<'view' | 'edit' | 'connection'>('view');
   const breaker = snapshot?.breakers.find((b) => b.provider === p.id);
+  const closeForm = () => {
+    setMode('view');
+    reload();
+  };
   return (
     <Card
       testId={`provider-${p.id}`}
@@ -350,18 +400,12 @@ function ProviderCard({ p, reload }: { p: ProviderView; reload(): void }) {
                 </td>
                 <td>
                   {bridge && (
-                    <ActionButton
-                      run={async () => {
-                        const r = await bridge.deleteConnection(c.id);
-                        reload();
-                        return r;
-                      }}
+                    <DeleteButton
+                      remove={() => bridge.deleteConnection(c.id)}
+                      reload={reload}
                       done={`Connection ${c.id} deleted`}
-                      tone="danger"
                       confirm={`Delete connection ${c.id}?`}
-                    >
-                      Delete
-                    </ActionButton>
+                    />
                   )}
                 </td>
               </tr>
@@ -378,21 +422,10 @@ function ProviderCard({ p, reload }: { p: ProviderView; reload(): void }) {
             authClass: p.authClass,
             models: p.models.join(', '),
           }}
-          onDone={() => {
-            setMode('view');
-            reload();
-          }}
+          onDone={closeForm}
         />
       )}
-      {mode === 'connection' && (
-        <ConnectionForm
-          provider={p.id}
-          onDone={() => {
-            setMode('view');
-            reload();
-          }}
-        />
-      )}
+      {mode === 'connection' && <ConnectionForm provider={p.id} onDone={closeForm} />}
       {mode === 'view' && bridge && (
         <div className="form-actions">
           <button type="button" className="btn" onClick={() => setMode('connection')}>
@@ -401,18 +434,12 @@ function ProviderCard({ p, reload }: { p: ProviderView; reload(): void }) {
           <button type="button" className="btn" onClick={() => setMode('edit')}>
             Edit
           </button>
-          <ActionButton
-            run={async () => {
-              const r = await bridge.deleteProvider(p.id);
-              reload();
-              return r;
-            }}
+          <DeleteButton
+            remove={() => bridge.deleteProvider(p.id)}
+            reload={reload}
             done={`Provider ${p.id} deleted`}
-            tone="danger"
             confirm={`Delete provider ${p.id} and its connections?`}
-          >
-            Delete
-          </ActionButton>
+          />
         </div>
       )}
     </Card>
@@ -453,18 +480,12 @@ function Combos({ combos, reload }: { combos: ComboConfig[]; reload(): void }) {
               </span>
               <span className="small">{c.targets.join(' → ')}</span>
               {bridge && (
-                <ActionButton
-                  run={async () => {
-                    const r = await bridge.deleteCombo(c.name);
-                    reload();
-                    return r;
-                  }}
+                <DeleteButton
+                  remove={() => bridge.deleteCombo(c.name)}
+                  reload={reload}
                   done={`Combo ${c.name} deleted`}
-                  tone="danger"
                   confirm={`Delete combo ${c.name}?`}
-                >
-                  Delete
-                </ActionButton>
+                />
               )}
             </li>
           ))}
@@ -491,12 +512,7 @@ function Combos({ combos, reload }: { combos: ComboConfig[]; reload(): void }) {
             />
           </label>
         </div>
-        <FieldError text={error} />
-        <div className="form-actions">
-          <button type="submit" className="btn">
-            Save combo
-          </button>
-        </div>
+        <FormFooter error={error} submit="Save combo" plain />
       </form>
     </Card>
   );

@@ -1,6 +1,6 @@
 import { Fragment, useEffect, useMemo, useState } from 'react';
 import type { LogQuery, RequestLogEntry } from '../../../shared/contract';
-import { Badge, Card, Empty } from '../components/ui';
+import { Badge, Card, Empty, TableHead } from '../components/ui';
 import { formatTime } from '../hooks';
 import { useDashboard } from '../state/store';
 
@@ -114,16 +114,9 @@ export function Requests() {
           <Empty>{loaded === null ? 'Loading…' : 'No requests match.'}</Empty>
         ) : (
           <table className="table requests">
-            <thead>
-              <tr>
-                <th scope="col">Time</th>
-                <th scope="col">Model</th>
-                <th scope="col">Served by</th>
-                <th scope="col">Status</th>
-                <th scope="col">Latency</th>
-                <th scope="col">Tokens in/out</th>
-              </tr>
-            </thead>
+            <TableHead
+              columns={['Time', 'Model', 'Served by', 'Status', 'Latency', 'Tokens in/out']}
+            />
             <tbody>
               {rows.map((r) => (
                 <Fragment key={r.id}>

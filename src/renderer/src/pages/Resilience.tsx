@@ -1,5 +1,14 @@
 import type { BreakerStateName, BreakerView, ConnectionStateView } from '../../../shared/contract';
-import { ActionButton, Badge, Card, Countdown, Empty, type Tone } from '../components/ui';
+import {
+  ActionButton,
+  Badge,
+  Card,
+  Countdown,
+  Empty,
+  ListCard,
+  TableHead,
+  type Tone,
+} from '../components/ui';
 import { formatTime } from '../hooks';
 import { useDashboard } from '../state/store';
 
@@ -112,79 +121,71 @@ function Connections() {
   const bridge = useDashboard((s) => s.bridge);
   if (!snapshot) return null;
   return (
-    <Card title="Connections" testId="connection-states">
-      {snapshot.connections.length === 0 ? (
-        <Empty>No connections configured.</Empty>
-      ) : (
-        <table className="table">
-          <thead>
-            <tr>
-              <th scope="col">Connection</th>
-              <th scope="col">State</th>
-              <th scope="col">Recovers in</th>
-              <th scope="col">Backoff</th>
-              <th scope="col">In flight</th>
-              <th scope="col">Last error</th>
-              <th scope="col">
-                <span className="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {snapshot.connections.map((c) => {
-              const badge = connectionBadge(c, snapshot.at);
-              const stuck = badge.text !== 'active' && badge.text !== 'disabled';
-              return (
-                <tr key={c.id} data-testid={`conn-${c.id}`}>
-                  <td>
-                    <span className="muted">{c.provider}/</span>
-                    {c.id}
-                  </td>
-                  <td>
-                    <Badge tone={badge.tone}>
-                      <span data-testid="conn-state">{badge.text}</span>
-                    </Badge>
-                  </td>
-                  <td className="num">
-                    {c.rateLimitedUntil && c.rateLimitedUntil > snapshot.at ? (
-                      <Countdown until={c.rateLimitedUntil} />
-                    ) : TERMINAL.has(c.status) ? (
-                      <span className="muted small">needs you</span>
-                    ) : (
-                      <span className="muted">–</span>
-                    )}
-                  </td>
-                  <td className="num">{c.backoffLevel}</td>
-                  <td className="num">
-                    {c.inFlight}
-                    {c.maxConcurrent ? `/${c.maxConcurrent}` : ''}
-                  </td>
-                  <td className="error-cell" title={c.lastError ?? ''}>
-                    {c.lastError ? (
-                      <>
-                        {c.errorCode && <code>{c.errorCode}</code>} {c.lastError}
-                      </>
-                    ) : (
-                      <span className="muted">–</span>
-                    )}
-                  </td>
-                  <td>
-                    {bridge && stuck && (
-                      <ActionButton
-                        run={() => bridge.clearConnectionState(c.id)}
-                        done={`${c.id}: cleared`}
-                      >
-                        {TERMINAL.has(c.status) ? 'Clear state' : 'Clear cooldown'}
-                      </ActionButton>
-                    )}
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      )}
-    </Card>
+    <ListCard
+      title="Connections"
+      testId="connection-states"
+      items={snapshot.connections}
+      empty="No connections configured."
+    >
+      <table className="table">
+        <TableHead
+          columns={['Connection', 'State', 'Recovers in', 'Backoff', 'In flight', 'Last error']}
+          actions
+        />
+        <tbody>
+          {snapshot.connections.map((c) => {
+            const badge = connectionBadge(c, snapshot.at);
+            const stuck = badge.text !== 'active' && badge.text !== 'disabled';
+            return (
+              <tr key={c.id} data-testid={`conn-${c.id}`}>
+                <td>
+                  <span className="muted">{c.provider}/</span>
+                  {c.id}
+                </td>
+                <td>
+                  <Badge tone={badge.tone}>
+                    <span data-testid="conn-state">{badge.text}</span>
+                  </Badge>
+                </td>
+                <td className="num">
+                  {c.rateLimitedUntil && c.rateLimitedUntil > snapshot.at ? (
+                    <Countdown until={c.rateLimitedUntil} />
+                  ) : TERMINAL.has(c.status) ? (
+                    <span className="muted small">needs you</span>
+                  ) : (
+                    <span className="muted">–</span>
+                  )}
+                </td>
+                <td className="num">{c.backoffLevel}</td>
+                <td className="num">
+                  {c.inFlight}
+                  {c.maxConcurrent ? `/${c.maxConcurrent}` : ''}
+                </td>
+                <td className="error-cell" title={c.lastError ?? ''}>
+                  {c.lastError ? (
+                    <>
+                      {c.errorCode && <code>{c.errorCode}</code>} {c.lastError}
+                    </>
+                  ) : (
+                    <span className="muted">–</span>
+                  )}
+                </td>
+                <td>
+                  {bridge && stuck && (
+                    <ActionButton
+                      run={() => bridge.clearConnectionState(c.id)}
+                      done={`${c.id}: cleared`}
+                    >
+                      {TERMINAL.has(c.status) ? 'Clear state' : 'Clear cooldown'}
+                    </ActionButton>
+                  )}
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </ListCard>
   );
 }
 
@@ -194,60 +195,45 @@ function Lockouts() {
   if (!snapshot) return null;
   const rows = snapshot.lockouts;
   return (
-    <Card title="Model lockouts" testId="lockouts">
-      {rows.length === 0 ? (
-        <Empty>No model is locked out.</Empty>
-      ) : (
-        <table className="table">
-          <thead>
-            <tr>
-              <th scope="col">Model</th>
-              <th scope="col">Scope</th>
-              <th scope="col">Reason</th>
-              <th scope="col">Failures</th>
-              <th scope="col">Expires in</th>
-              <th scope="col">
-                <span className="sr-only">Actions</span>
-              </th>
+    <ListCard title="Model lockouts" testId="lockouts" items={rows} empty="No model is locked out.">
+      <table className="table">
+        <TableHead columns={['Model', 'Scope', 'Reason', 'Failures', 'Expires in']} actions />
+        <tbody>
+          {rows.map((l) => (
+            <tr key={`${l.provider}:${l.connection}:${l.model}:${l.scope}`}>
+              <td>
+                <span className="muted">
+                  {l.provider}/{l.connection}/
+                </span>
+                {l.model}
+              </td>
+              <td>{l.scope}</td>
+              <td>{l.reason}</td>
+              <td className="num">{l.failureCount}</td>
+              <td className="num">
+                <Countdown until={l.expiresAt} />
+              </td>
+              <td>
+                {bridge && (
+                  <ActionButton
+                    run={() =>
+                      bridge.reenableModel({
+                        provider: l.provider,
+                        connection: l.connection,
+                        model: l.model,
+                      })
+                    }
+                    done={`${l.model} re-enabled on ${l.connection}`}
+                  >
+                    Re-enable
+                  </ActionButton>
+                )}
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {rows.map((l) => (
-              <tr key={`${l.provider}:${l.connection}:${l.model}:${l.scope}`}>
-                <td>
-                  <span className="muted">
-                    {l.provider}/{l.connection}/
-                  </span>
-                  {l.model}
-                </td>
-                <td>{l.scope}</td>
-                <td>{l.reason}</td>
-                <td className="num">{l.failureCount}</td>
-                <td className="num">
-                  <Countdown until={l.expiresAt} />
-                </td>
-                <td>
-                  {bridge && (
-                    <ActionButton
-                      run={() =>
-                        bridge.reenableModel({
-                          provider: l.provider,
-                          connection: l.connection,
-                          model: l.model,
-                        })
-                      }
-                      done={`${l.model} re-enabled on ${l.connection}`}
-                    >
-                      Re-enable
-                    </ActionButton>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-    </Card>
+          ))}
+        </tbody>
+      </table>
+    </ListCard>
   );
 }
 
@@ -257,72 +243,68 @@ function QueuesLeasesSessions() {
   if (!snapshot) return null;
   return (
     <div className="grid grid-3">
-      <Card title="Queues" testId="queues">
-        {snapshot.queues.length === 0 ? (
-          <Empty>No request queues reported.</Empty>
-        ) : (
-          <table className="table compact">
-            <thead>
-              <tr>
-                <th scope="col">Connection</th>
-                <th scope="col">Running</th>
-                <th scope="col">Waiting</th>
-                <th scope="col">Rejected</th>
+      <ListCard
+        title="Queues"
+        testId="queues"
+        items={snapshot.queues}
+        empty="No request queues reported."
+      >
+        <table className="table compact">
+          <TableHead columns={['Connection', 'Running', 'Waiting', 'Rejected']} />
+          <tbody>
+            {snapshot.queues.map((q) => (
+              <tr key={`${q.provider}:${q.connection}`}>
+                <td>{q.connection}</td>
+                <td className="num">{q.running}</td>
+                <td className="num">{q.queued}</td>
+                <td className={`num ${q.rejected > 0 ? 'text-bad' : ''}`}>{q.rejected}</td>
               </tr>
-            </thead>
-            <tbody>
-              {snapshot.queues.map((q) => (
-                <tr key={`${q.provider}:${q.connection}`}>
-                  <td>{q.connection}</td>
-                  <td className="num">{q.running}</td>
-                  <td className="num">{q.queued}</td>
-                  <td className={`num ${q.rejected > 0 ? 'text-bad' : ''}`}>{q.rejected}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
-      </Card>
-      <Card title="Exclusive leases" testId="leases">
-        {snapshot.leases.length === 0 ? (
-          <Empty>No connection is leased.</Empty>
-        ) : (
-          <ul className="plain">
-            {snapshot.leases.map((l) => (
-              <li key={`${l.connection}:${l.generation}`} className="row">
-                <span>
-                  {l.connection} <span className="muted small">gen {l.generation}</span>{' '}
-                  <Badge tone={l.state === 'ACTIVE' ? 'info' : 'idle'}>{l.state}</Badge>
-                </span>
-                <Countdown until={l.expiresAt} />
-                {bridge && l.state === 'ACTIVE' && (
-                  <ActionButton
-                    run={() => bridge.releaseLease(l.connection)}
-                    done={`Lease on ${l.connection} released`}
-                    confirm={`Release the lease on ${l.connection}? Its client loses exclusive use.`}
-                  >
-                    Release
-                  </ActionButton>
-                )}
-              </li>
             ))}
-          </ul>
-        )}
-      </Card>
-      <Card title="Session affinity" testId="sessions">
-        {snapshot.sessions.length === 0 ? (
-          <Empty>No sessions pinned.</Empty>
-        ) : (
-          <ul className="plain">
-            {snapshot.sessions.map((s) => (
-              <li key={s.session} className="row">
-                <code title={s.session}>{s.session.slice(0, 12)}</code> → {s.connection}
-                <Countdown until={s.expiresAt} />
-              </li>
-            ))}
-          </ul>
-        )}
-      </Card>
+          </tbody>
+        </table>
+      </ListCard>
+      <ListCard
+        title="Exclusive leases"
+        testId="leases"
+        items={snapshot.leases}
+        empty="No connection is leased."
+      >
+        <ul className="plain">
+          {snapshot.leases.map((l) => (
+            <li key={`${l.connection}:${l.generation}`} className="row">
+              <span>
+                {l.connection} <span className="muted small">gen {l.generation}</span>{' '}
+                <Badge tone={l.state === 'ACTIVE' ? 'info' : 'idle'}>{l.state}</Badge>
+              </span>
+              <Countdown until={l.expiresAt} />
+              {bridge && l.state === 'ACTIVE' && (
+                <ActionButton
+                  run={() => bridge.releaseLease(l.connection)}
+                  done={`Lease on ${l.connection} released`}
+                  confirm={`Release the lease on ${l.connection}? Its client loses exclusive use.`}
+                >
+                  Release
+                </ActionButton>
+              )}
+            </li>
+          ))}
+        </ul>
+      </ListCard>
+      <ListCard
+        title="Session affinity"
+        testId="sessions"
+        items={snapshot.sessions}
+        empty="No sessions pinned."
+      >
+        <ul className="plain">
+          {snapshot.sessions.map((s) => (
+            <li key={s.session} className="row">
+              <code title={s.session}>{s.session.slice(0, 12)}</code> → {s.connection}
+              <Countdown until={s.expiresAt} />
+            </li>
+          ))}
+        </ul>
+      </ListCard>
     </div>
   );
 }
@@ -330,19 +312,19 @@ function QueuesLeasesSessions() {
 function Activity() {
   const activity = useDashboard((s) => s.activity);
   return (
-    <Card title="Recent resilience events">
-      {activity.length === 0 ? (
-        <Empty>No state changes since this page opened.</Empty>
-      ) : (
-        <ol className="feed">
-          {activity.slice(0, 30).map((a) => (
-            <li key={a.seq} className={`feed-${a.tone}`}>
-              <time>{formatTime(a.at)}</time> {a.text}
-            </li>
-          ))}
-        </ol>
-      )}
-    </Card>
+    <ListCard
+      title="Recent resilience events"
+      items={activity}
+      empty="No state changes since this page opened."
+    >
+      <ol className="feed">
+        {activity.slice(0, 30).map((a) => (
+          <li key={a.seq} className={`feed-${a.tone}`}>
+            <time>{formatTime(a.at)}</time> {a.text}
+          </li>
+        ))}
+      </ol>
+    </ListCard>
   );
 }
 
