@@ -154,7 +154,7 @@ function formatSnapshot(s: Snapshot): string {
     'Connections',
     s.connections.map(
       (c) =>
-        `${c.provider}/${c.id}: ${c.status}${left(c.rateLimitedUntil)}, in flight ${c.inFlight}${c.maxConcurrent ? `/${c.maxConcurrent}` : ''}${c.lastError ? `, last error: ${c.lastError}` : ''}`,
+        `${c.provider}/${c.id}: ${c.status}${left(c.rateLimitedUntil)}, in flight ${c.inFlight}${c.maxConcurrent ? `/${c.maxConcurrent}` : ''}${c.lane ? `, ${c.lane === 'slow' ? 'low-priority lane' : 'lane refused'}${left(c.laneUntil ?? null)}` : ''}${c.lastError ? `, last error: ${c.lastError}` : ''}`,
     ),
   );
   section(

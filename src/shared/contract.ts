@@ -212,6 +212,12 @@ export interface ConnectionStateView {
   errorCode: string | null;
   inFlight: number;
   maxConcurrent: number | null;
+  /**
+   * Anthropic subscription low-priority lane (RESILIENCE.md §2): `slow` while requests carry
+   * `anthropic-usage-limit: slow`, `refused` while re-accepting it is refused; null otherwise.
+   */
+  lane?: 'slow' | 'refused' | null;
+  laneUntil?: number | null;
 }
 
 export type LockoutScope = 'family' | 'model' | 'exact';

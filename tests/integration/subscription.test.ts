@@ -145,7 +145,13 @@ describe('§2 low-priority lane', () => {
     expect(calls[0]!.headers[SLOW]).toBeUndefined();
     expect(calls[1]!.headers[SLOW]).toBe('slow');
     const lane1 = (await state()).connections.find((c) => c.id === 'lane-1')!;
-    expect(lane1).toMatchObject({ status: 'active', rateLimitedUntil: null, backoffLevel: 0 });
+    expect(lane1).toMatchObject({
+      status: 'active',
+      rateLimitedUntil: null,
+      backoffLevel: 0,
+      lane: 'slow',
+    });
+    expect(lane1.laneUntil).toBeGreaterThan(Date.now());
     expect(
       gw.log.lines.some((l) =>
         l.includes('lane-1: 5-hour usage limit; low-priority lane accepted'),

@@ -226,6 +226,7 @@ export function createEngine(opts: EngineOptions): Engine {
 
   const connectionState = (c: CatalogConnection, now: number): ConnectionStateView => {
     const h = resilience.connectionHealth(c, now);
+    const lane = subscription.lane(c, now);
     return {
       id: c.id,
       provider: c.provider,
@@ -236,6 +237,8 @@ export function createEngine(opts: EngineOptions): Engine {
       errorCode: h.errorCode,
       inFlight: inFlightByConnection.get(c.id) ?? 0,
       maxConcurrent: c.maxConcurrent,
+      lane: lane.kind === 'accepted' ? 'slow' : lane.kind === 'refused' ? 'refused' : null,
+      laneUntil: lane.kind === 'idle' ? null : lane.until,
     };
   };
 
