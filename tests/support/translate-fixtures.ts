@@ -4,7 +4,7 @@
 // rewrites them all (then `npx biome format --write tests/fixtures` and review the diff).
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { expect } from 'vitest';
+import { expect, it } from 'vitest';
 import { type ErrorKind, errorBody } from '../../src/main/engine/proxy/client-errors';
 import {
   createStreamTranslator,
@@ -60,6 +60,11 @@ export function translateRequest(from: WireFormat, to: WireFormat, body: Json) {
   const parsed = parseRequest(from, body);
   const emitted = emitRequest(to, parsed.value, to === 'openai-chat' ? 'openai-chat' : 'openai');
   return { body: emitted.value, dropped: [...new Set([...parsed.dropped, ...emitted.dropped])] };
+}
+
+/** The recorded upstream error of `from`'s API: its status and body. */
+export function errorFixture(from: WireFormat): { status: number; body: unknown } {
+  return fixture<Record<string, { status: number; body: unknown }>>('errors.json')[from]!;
 }
 
 export function responseFixture(from: WireFormat): Json {
@@ -119,3 +124,31 @@ export function translateError(from: WireFormat, to: WireFormat, status: number,
 }
 
 export const others = (f: WireFormat): WireFormat[] => FORMATS.filter((x) => x !== f);
+
+/**
+ * The golden tests of one client format: each request case, the response and the stream, into
+ * each other format; `more(to)` adds that format's own tests per target.
+ */
+export function goldenTranslations(from: WireFormat, more?: (to: WireFormat) => void): void {
+  const cases = requestCases(from);
+  for (const to of others(from)) {
+    for (const [name, body] of Object.entries(cases)) {
+      it(`request ${name} → ${to}`, () => {
+        expectGolden(translateRequest(from, to, body), goldenPath('request', from, to, name));
+      });
+    }
+    it(`response → ${to}`, () => {
+      expectGolden(
+        translateResponse(from, to, responseFixture(from)),
+        goldenPath('response', from, to),
+      );
+    });
+    it(`stream → ${to}`, () => {
+      expectGolden(
+        sseEvents(translateStream(from, to, streamFixture(from))),
+        goldenPath('stream', from, to),
+      );
+    });
+    more?.(to);
+  }
+}

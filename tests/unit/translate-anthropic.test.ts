@@ -1,10 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { estimateInputTokens, parseRequest } from '../../src/main/engine/translate';
 import {
-  expectGolden,
-  fixture,
-  goldenPath,
-  others,
+  errorFixture,
+  goldenTranslations,
   requestCases,
   responseFixture,
   sseEvents,
@@ -19,32 +17,14 @@ const FROM = 'anthropic' as const;
 const cases = requestCases(FROM);
 
 describe('from Anthropic Messages: golden translations', () => {
-  for (const to of others(FROM)) {
-    for (const [name, body] of Object.entries(cases)) {
-      it(`request ${name} → ${to}`, () => {
-        expectGolden(translateRequest(FROM, to, body), goldenPath('request', FROM, to, name));
-      });
-    }
-    it(`response → ${to}`, () => {
-      expectGolden(
-        translateResponse(FROM, to, responseFixture(FROM)),
-        goldenPath('response', FROM, to),
-      );
-    });
-    it(`stream → ${to}`, () => {
-      expectGolden(
-        sseEvents(translateStream(FROM, to, streamFixture(FROM))),
-        goldenPath('stream', FROM, to),
-      );
-    });
+  goldenTranslations(FROM, (to) => {
     it(`error → ${to}`, () => {
-      const { status, body } =
-        fixture<Record<string, { status: number; body: unknown }>>('errors.json')[FROM]!;
+      const { status, body } = errorFixture(FROM);
       expect(translateError(FROM, to, status, body)).toMatchObject({
         error: { message: 'Overloaded', type: 'api_error', code: 'overloaded_error' },
       });
     });
-  }
+  });
 });
 
 describe('from Anthropic Messages: what each feature becomes in Chat Completions', () => {

@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
-  expectGolden,
-  fixture,
-  goldenPath,
-  others,
+  errorFixture,
+  goldenTranslations,
   requestCases,
   responseFixture,
   sseEvents,
@@ -17,27 +15,7 @@ import {
 const FROM = 'openai-chat' as const;
 const cases = requestCases(FROM);
 
-describe('from Chat Completions: golden translations', () => {
-  for (const to of others(FROM)) {
-    for (const [name, body] of Object.entries(cases)) {
-      it(`request ${name} → ${to}`, () => {
-        expectGolden(translateRequest(FROM, to, body), goldenPath('request', FROM, to, name));
-      });
-    }
-    it(`response → ${to}`, () => {
-      expectGolden(
-        translateResponse(FROM, to, responseFixture(FROM)),
-        goldenPath('response', FROM, to),
-      );
-    });
-    it(`stream → ${to}`, () => {
-      expectGolden(
-        sseEvents(translateStream(FROM, to, streamFixture(FROM))),
-        goldenPath('stream', FROM, to),
-      );
-    });
-  }
-});
+describe('from Chat Completions: golden translations', () => goldenTranslations(FROM));
 
 describe('from Chat Completions: what each feature becomes in Anthropic Messages', () => {
   const { body, dropped } = translateRequest(FROM, 'anthropic', cases.tools_images_parallel!);
@@ -165,8 +143,7 @@ describe('from Chat Completions: answers', () => {
   });
 
   it('errors keep their meaning in the other error shapes', () => {
-    const { status, body } =
-      fixture<Record<string, { status: number; body: unknown }>>('errors.json')[FROM]!;
+    const { status, body } = errorFixture(FROM);
     expect(translateError(FROM, 'anthropic', status, body)).toEqual({
       type: 'error',
       error: {
@@ -180,12 +157,11 @@ describe('from Chat Completions: answers', () => {
 
 describe('errors between the two OpenAI shapes', () => {
   it('keep code and message both ways', () => {
-    const all = fixture<Record<string, { status: number; body: unknown }>>('errors.json');
-    const chat = all['openai-chat']!;
+    const chat = errorFixture('openai-chat');
     expect(translateError(FROM, 'openai-responses', chat.status, chat.body)).toMatchObject({
       error: { type: 'rate_limit_error', code: 'rate_limit_exceeded' },
     });
-    const resp = all['openai-responses']!;
+    const resp = errorFixture('openai-responses');
     expect(translateError('openai-responses', FROM, resp.status, resp.body)).toMatchObject({
       error: { type: 'invalid_request_error', code: 'invalid_value' },
     });

@@ -8,11 +8,9 @@ import {
 import type { IrResponse, Json } from '../../src/main/engine/translate/ir';
 import { responseEvents } from '../../src/main/engine/translate/stream';
 import {
-  expectGolden,
-  fixture,
-  goldenPath,
+  errorFixture,
+  goldenTranslations,
   NOW_MS,
-  others,
   requestCases,
   responseFixture,
   sseEvents,
@@ -26,27 +24,7 @@ import {
 const FROM = 'openai-responses' as const;
 const cases = requestCases(FROM);
 
-describe('from Responses: golden translations', () => {
-  for (const to of others(FROM)) {
-    for (const [name, body] of Object.entries(cases)) {
-      it(`request ${name} → ${to}`, () => {
-        expectGolden(translateRequest(FROM, to, body), goldenPath('request', FROM, to, name));
-      });
-    }
-    it(`response → ${to}`, () => {
-      expectGolden(
-        translateResponse(FROM, to, responseFixture(FROM)),
-        goldenPath('response', FROM, to),
-      );
-    });
-    it(`stream → ${to}`, () => {
-      expectGolden(
-        sseEvents(translateStream(FROM, to, streamFixture(FROM))),
-        goldenPath('stream', FROM, to),
-      );
-    });
-  }
-});
+describe('from Responses: golden translations', () => goldenTranslations(FROM));
 
 describe('from Responses: a Codex turn in Chat Completions and Anthropic Messages', () => {
   const chat = translateRequest(FROM, 'openai-chat', cases.codex_tool_loop!);
@@ -139,8 +117,7 @@ describe('from Responses: answers', () => {
   });
 
   it('errors keep code and param meaning', () => {
-    const { status, body } =
-      fixture<Record<string, { status: number; body: unknown }>>('errors.json')[FROM]!;
+    const { status, body } = errorFixture(FROM);
     expect(translateError(FROM, 'anthropic', status, body)).toMatchObject({
       type: 'error',
       error: { type: 'invalid_request_error', code: 'invalid_value' },
