@@ -172,6 +172,10 @@ function formatSnapshot(s: Snapshot): string {
     ),
   );
   section(
+    'Sessions',
+    s.sessions.map((x) => `${x.session.slice(0, 16)} → ${x.connection}${left(x.expiresAt)}`),
+  );
+  section(
     'Leases',
     s.leases.map(
       (l) => `${l.connection}: ${l.state} generation ${l.generation}${left(l.expiresAt)}`,
