@@ -6,24 +6,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfigFile } from '../../src/main/engine/config/load';
 import {
   parseTargetRef,
-  ValidationError,
   validateCombo,
   validateConfig,
   validateConnection,
   validateGateway,
   validateProvider,
 } from '../../src/main/engine/config/validate';
-
-/** Runs `fn`, which must throw a ValidationError, and returns it. */
-function rejection(fn: () => unknown): ValidationError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof ValidationError) return err;
-    throw err;
-  }
-  throw new Error('expected a ValidationError, but the input was accepted');
-}
+import { rejection } from '../support/validation';
 
 const GATEWAY_KEY = 'bw-agent-key-0123456789';
 

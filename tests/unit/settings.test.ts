@@ -7,6 +7,7 @@ import {
   Settings,
   type SettingsStore,
 } from '../../src/main/engine/settings/settings';
+import { rejection } from '../support/validation';
 
 /** In-memory SettingsStore that counts writes. */
 class MemoryStore implements SettingsStore {
@@ -77,16 +78,6 @@ function settings(opts: { env?: Record<string, string>; saved?: Record<string, u
 
 function sourceOf(s: Settings, key: string): string | undefined {
   return s.view().find((v) => v.key === key)?.source;
-}
-
-function rejection(fn: () => unknown): ValidationError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof ValidationError) return err;
-    throw err;
-  }
-  throw new Error('expected a ValidationError');
 }
 
 describe('precedence: environment variable (only the default) < persisted setting', () => {

@@ -154,15 +154,20 @@ describe('event batching to the renderer', () => {
       },
     };
   }
-  it('sends everything that arrives within one interval as one batch', () => {
+  /** A batcher every 100 ms on a manual clock, with its send spy. */
+  function batcher(maxBatch: number) {
     const clock = manual();
     const send = vi.fn();
     const b = createEventBatcher<number>({
       intervalMs: 100,
-      maxBatch: 1000,
+      maxBatch,
       send,
       schedule: clock.schedule,
     });
+    return { clock, send, b };
+  }
+  it('sends everything that arrives within one interval as one batch', () => {
+    const { clock, send, b } = batcher(1000);
     for (let i = 0; i < 500; i++) b.push(i);
     expect(send).not.toHaveBeenCalled();
     clock.fire();
@@ -170,27 +175,13 @@ describe('event batching to the renderer', () => {
     expect(send.mock.calls[0]?.[0]).toHaveLength(500);
   });
   it('caps a storm at maxBatch, keeping the newest', () => {
-    const clock = manual();
-    const send = vi.fn();
-    const b = createEventBatcher<number>({
-      intervalMs: 100,
-      maxBatch: 10,
-      send,
-      schedule: clock.schedule,
-    });
+    const { clock, send, b } = batcher(10);
     for (let i = 0; i < 25; i++) b.push(i);
     clock.fire();
     expect(send.mock.calls[0]?.[0]).toEqual([15, 16, 17, 18, 19, 20, 21, 22, 23, 24]);
   });
   it('sends nothing when idle and stops on dispose', () => {
-    const clock = manual();
-    const send = vi.fn();
-    const b = createEventBatcher<number>({
-      intervalMs: 100,
-      maxBatch: 10,
-      send,
-      schedule: clock.schedule,
-    });
+    const { clock, send, b } = batcher(10);
     expect(clock.armed).toBe(false);
     b.push(1);
     b.dispose();
