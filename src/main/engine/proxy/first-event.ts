@@ -1,4 +1,4 @@
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 
 const PEEK_LIMIT = 64 * 1024;
 
@@ -70,53 +70,22 @@ function parseFirstEvent(text: string): { name: string | null; data: unknown } |
   }
 }
 
-/** Next chunk, or null once the stream has ended. */
-function readChunk(body: Readable): Promise<Buffer | null> {
-  return new Promise((resolve, reject) => {
-    const tryRead = () => {
-      const chunk = body.read() as Buffer | null;
-      if (chunk !== null) {
-        cleanup();
-        resolve(chunk);
-      }
-    };
-    const onEnd = () => {
-      cleanup();
-      resolve(null);
-    };
-    const onError = (err: Error) => {
-      cleanup();
-      reject(err);
-    };
-    const cleanup = () => {
-      body.off('readable', tryRead);
-      body.off('end', onEnd);
-      body.off('error', onError);
-    };
-    body.on('readable', tryRead);
-    body.once('end', onEnd);
-    body.once('error', onError);
-    tryRead();
-  });
-}
-
 /**
  * Reads a 200 event stream up to its first complete event (skipping comment lines). When that
  * event is an error, returns it, the stream is spent and the caller treats it like an error
- * status. Otherwise every byte read is put back, so the relay sees the stream untouched; a
- * stream that already ended cannot take bytes back, so `replacement` then carries them.
+ * status. Otherwise the stream is handed on untouched: its async iteration (what the relay and
+ * `readBounded` use) yields the chunks read here first, then continues from the same iterator,
+ * so the body is never switched between reading modes or copied.
  */
-export async function peekOpeningError(
-  body: Readable,
-): Promise<{ error: StreamOpeningError } | { replacement: Readable | null }> {
+export async function peekOpeningError(body: Readable): Promise<StreamOpeningError | null> {
+  const it = body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
   const seen: Buffer[] = [];
   let size = 0;
   let text = '';
   for (;;) {
-    const chunk = await readChunk(body);
-    if (chunk === null) {
-      return { replacement: Readable.from(seen.length > 0 ? [Buffer.concat(seen, size)] : []) };
-    }
+    const next = await it.next();
+    if (next.done) break;
+    const chunk = next.value;
     seen.push(chunk);
     size += chunk.length;
     text += chunk.toString('utf8');
@@ -129,11 +98,19 @@ export async function peekOpeningError(
     if (firstEvent !== undefined || size >= PEEK_LIMIT) {
       const parsed = firstEvent !== undefined ? parseFirstEvent(firstEvent) : null;
       const err = parsed ? openingError(parsed.name, parsed.data) : null;
-      if (err)
-        return { error: { status: statusOf(err), raw: Buffer.from(JSON.stringify(parsed!.data)) } };
+      if (err) return { status: statusOf(err), raw: Buffer.from(JSON.stringify(parsed!.data)) };
       break;
     }
   }
-  body.unshift(Buffer.concat(seen, size));
-  return { replacement: null };
+  const resumed: AsyncIterator<Buffer> = {
+    next: () => {
+      const chunk = seen.shift();
+      return chunk !== undefined ? Promise.resolve({ value: chunk, done: false }) : it.next();
+    },
+    return: (value?: unknown) =>
+      it.return?.(value) ?? Promise.resolve({ value: undefined, done: true }),
+  };
+  // One iteration only, as with any stream: the relay takes over this iterator.
+  Object.defineProperty(body, Symbol.asyncIterator, { value: () => resumed, configurable: true });
+  return null;
 }

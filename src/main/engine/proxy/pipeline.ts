@@ -547,7 +547,7 @@ async function dispatch(
       deps.inFlight.set(connId, (deps.inFlight.get(connId) ?? 0) + 1);
       const body = bodyFor(ctx, candidate);
       let upstream: Dispatcher.ResponseData;
-      let opening: StreamOpeningError | { replacement: unknown } | null = null;
+      let opening: StreamOpeningError | null = null;
       try {
         const secret = catalog.secretOf(candidate.connection);
         const send = (extra: Record<string, string>) =>
@@ -578,10 +578,6 @@ async function dispatch(
             )
           : await send({});
         opening = await openingErrorOf(upstream);
-        if (opening && 'replacement' in opening) {
-          upstream = { ...upstream, body: opening.replacement as typeof upstream.body };
-          opening = null;
-        }
       } catch (err) {
         if (controller.signal.reason instanceof ExecutionExpiredError) {
           settled = true;
@@ -893,12 +889,10 @@ function brokeOffUpstream(errorClass: string | null): boolean {
 /** A 200 event stream's opening error (RESILIENCE.md §7, a Breakwater addition), if any. */
 async function openingErrorOf(
   upstream: Dispatcher.ResponseData,
-): Promise<StreamOpeningError | { replacement: unknown } | null> {
+): Promise<StreamOpeningError | null> {
   if (upstream.statusCode !== 200) return null;
   if (!String(upstream.headers['content-type'] ?? '').includes('text/event-stream')) return null;
-  const peek = await peekOpeningError(upstream.body);
-  if ('error' in peek) return peek.error;
-  return peek.replacement ? { replacement: peek.replacement } : null;
+  return peekOpeningError(upstream.body);
 }
 
 /** Abort reason when the request queue's execution limit ends an attempt. */
