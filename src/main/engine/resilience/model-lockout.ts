@@ -124,6 +124,8 @@ export class ModelLockouts {
     families: Record<string, string[]>,
     now: number,
   ): LockoutEntry | null {
+    // The common case on the request path: nothing is locked, so no keys need building.
+    if (this.entries.size === 0) return null;
     let worst: LockoutEntry | null = null;
     for (const key of this.keysFor(provider, connection, model, families)) {
       const e = this.entries.get(key);
@@ -173,6 +175,7 @@ export class ModelLockouts {
     families: Record<string, string[]>,
   ): LockoutEntry[] {
     const removed: LockoutEntry[] = [];
+    if (this.entries.size === 0) return removed;
     for (const key of this.keysFor(provider, connection, model, families)) {
       const e = this.entries.get(key);
       if (!e) continue;
