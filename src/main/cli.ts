@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { Snapshot } from '../shared/contract';
+import type { BreakwaterConfig, Snapshot } from '../shared/contract';
 import { adminTokenPath } from './engine/admin/token';
 import { defaultDataDir } from './engine/data-dir';
 import { createEngine, DEFAULT_HOST, DEFAULT_PORT, loadConfigFile } from './engine/engine';
@@ -23,7 +23,7 @@ Usage:
   --log-level L    debug | info | warn | error (default info)
   --url URL        gateway to query for status (default http://${DEFAULT_HOST}:${DEFAULT_PORT})
 
-Environment: BREAKWATER_ADMIN_TOKEN sets the admin token instead of <data-dir>/admin-token.`;
+Environment: BREAKWATER_ADMIN_TOKEN sets the admin token instead of <data-dir>/admin-token;\nBREAKWATER_DATA_DIR changes the default --data-dir.`;
 
 /** The built renderer next to this file (`out/main/cli.js` → `out/renderer`), when present. */
 function dashboardDir(): string | undefined {
@@ -63,9 +63,11 @@ async function serve(args: string[]): Promise<void> {
   const port = parsePort(values.port);
   const uiDir = dashboardDir();
   let engine: ReturnType<typeof createEngine>;
+  let config: BreakwaterConfig = {};
   try {
+    config = values.config ? loadConfigFile(values.config) : {};
     engine = createEngine({
-      config: values.config ? loadConfigFile(values.config) : {},
+      config,
       dataDir,
       ...(values.host !== undefined ? { host: values.host } : {}),
       ...(port !== undefined ? { port } : {}),
@@ -103,12 +105,14 @@ async function serve(args: string[]): Promise<void> {
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     await engine.stop({ graceMs: 0 });
+    // The address asked for: flag, else the config file, else the default.
+    const wantedPort = port ?? config.gateway?.port ?? DEFAULT_PORT;
+    const wantedHost = values.host ?? config.gateway?.host ?? DEFAULT_HOST;
     if (e.code === 'EADDRINUSE')
       fail(
-        `port ${port ?? DEFAULT_PORT} is already in use; pick another with --port, or stop the other instance`,
+        `port ${wantedPort} is already in use; pick another with --port, or stop the other instance`,
       );
-    if (e.code === 'EACCES')
-      fail(`not allowed to bind ${values.host ?? DEFAULT_HOST}:${port ?? DEFAULT_PORT}`);
+    if (e.code === 'EACCES') fail(`not allowed to bind ${wantedHost}:${wantedPort}`);
     fail(`cannot listen: ${e.message}`);
   }
   process.stdout.write(`Breakwater listening on ${info.baseUrl}\n`);

@@ -106,6 +106,24 @@ describe('CRUD for providers, connections, combos and settings', () => {
     expect((await gw.admin('/api/connections/local-2', { method: 'DELETE' })).status).toBe(404);
   });
 
+  it('keeps optional fields a save does not mention (a form cannot undo what it does not show)', async () => {
+    const base = { format: 'openai', baseUrl: `${gw.backup.url}/v1`, models: ['llama-local'] };
+    await gw.admin('/api/providers/local', {
+      method: 'PUT',
+      body: JSON.stringify({ ...base, enabled: false, timeouts: { idleMs: 5000 } }),
+    });
+    const saved = await gw.admin('/api/providers/local', {
+      method: 'PUT',
+      body: JSON.stringify(base),
+    });
+    expect(await saved.json()).toMatchObject({ enabled: false, timeouts: { idleMs: 5000 } });
+    const restored = await gw.admin('/api/providers/local', {
+      method: 'PUT',
+      body: JSON.stringify({ ...base, enabled: true, timeouts: {} }),
+    });
+    expect(await restored.json()).toMatchObject({ enabled: true, timeouts: {} });
+  });
+
   it('rejects invalid bodies with the field and the reason', async () => {
     const bad = await gw.admin('/api/providers', {
       method: 'POST',

@@ -2,8 +2,8 @@ import type { ConnectionConfig, ConnectionOptions, ProviderInput } from '../../.
 import type { ConnectionRecord, ProviderRecord } from '../store';
 
 /**
- * A validated provider as the store keeps it. Options the input does not mention keep their
- * stored value, so a form that knows nothing of them cannot erase them.
+ * A validated provider as the store keeps it. Optional fields the input does not mention keep
+ * their stored value, so a form that knows nothing of them cannot undo them.
  */
 export function providerRecord(
   p: ProviderInput,
@@ -16,8 +16,8 @@ export function providerRecord(
     baseUrl: p.baseUrl,
     authClass: p.authClass,
     models: p.models,
-    timeouts: p.timeouts ?? {},
-    enabled: p.enabled ?? true,
+    timeouts: p.timeouts ?? prev?.timeouts ?? {},
+    enabled: p.enabled ?? prev?.enabled ?? true,
     position,
     options: {
       ...prev?.options,
@@ -57,8 +57,8 @@ export function connectionRecord(
     provider,
     apiKey: keepSecret ? (prev?.apiKey ?? null) : (c.apiKey ?? null),
     apiKeyEnv: keepSecret ? (prev?.apiKeyEnv ?? null) : (c.apiKeyEnv ?? null),
-    maxConcurrent: c.maxConcurrent ?? null,
-    enabled: c.enabled ?? true,
+    maxConcurrent: c.maxConcurrent ?? prev?.maxConcurrent ?? null,
+    enabled: c.enabled ?? prev?.enabled ?? true,
     position,
     options: { ...prev?.options, ...definedOptions(c) },
   };
