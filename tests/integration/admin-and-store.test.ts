@@ -167,6 +167,16 @@ describe('CRUD for providers, connections, combos and settings', () => {
       name: 'fast',
       targets: ['oa/gpt-test', 'local/llama-local'],
     });
+    const typo = await gw.admin('/api/combos/fsat', {
+      method: 'PUT',
+      body: JSON.stringify({ strategy: 'priority', targets: ['oa/gpt-test'] }),
+    });
+    expect(typo.status).toBe(404);
+    const mismatch = await gw.admin('/api/combos/fast', {
+      method: 'PUT',
+      body: JSON.stringify({ name: 'other', strategy: 'priority', targets: ['oa/gpt-test'] }),
+    });
+    expect(mismatch.status).toBe(400);
     expect((await gw.admin('/api/combos/fast', { method: 'DELETE' })).status).toBe(200);
     expect(
       ((await (await gw.admin('/api/combos')).json()) as Array<{ name: string }>).map(

@@ -246,8 +246,27 @@ function routes(deps: AdminDeps): Route[] {
     {
       method: 'PUT',
       pattern: /^\/api\/combos\/([^/]+)$/,
-      handler: async (q, r, p) =>
-        sendJson(r, 200, s.saveCombo({ ...((await body(q)) as object), name: id(p) })),
+      handler: async (q, r, p) => {
+        // Like PUT on a provider: it replaces an existing combo; POST creates one.
+        const input = await body(q);
+        const name = id(p);
+        if (
+          typeof input === 'object' &&
+          input !== null &&
+          'name' in input &&
+          (input as { name: unknown }).name !== name
+        ) {
+          throw new HttpError(
+            400,
+            'id_mismatch',
+            `body name does not match the URL (${name})`,
+            'name',
+          );
+        }
+        if (!s.listCombos().some((c) => c.name === name))
+          throw new NotFoundError(`combo "${name}"`);
+        sendJson(r, 200, s.saveCombo({ ...(input as object), name }));
+      },
     },
     {
       method: 'DELETE',

@@ -153,6 +153,9 @@ export function createRequestLog(db: Db, opts: RequestLogOptions = {}): RequestL
   let dropped = 0;
   let flushFailures = 0;
   let lastPruneAt = Number.NEGATIVE_INFINITY;
+  // Pruning also follows every write; this timer covers a gateway that sits idle.
+  const idlePrune = setInterval(() => maybePrune(), PRUNE_EVERY_MS);
+  idlePrune.unref();
 
   const pendingCount = () => pending.length - head;
 
@@ -346,6 +349,7 @@ export function createRequestLog(db: Db, opts: RequestLogOptions = {}): RequestL
       if (closed) return;
       drain();
       closed = true;
+      clearInterval(idlePrune);
       clearSchedule();
     },
   };
