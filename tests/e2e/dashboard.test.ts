@@ -10,7 +10,12 @@ import { fileURLToPath } from 'node:url';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../../src/main/engine/engine';
-import type { BreakwaterConfig, SettingView, Snapshot } from '../../src/shared/contract';
+import type {
+  BreakwaterConfig,
+  ProviderView,
+  SettingView,
+  Snapshot,
+} from '../../src/shared/contract';
 import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream';
 import { captureLogger } from '../support/gateway';
 
@@ -210,6 +215,51 @@ describe.skipIf(skipReason !== null)('browser dashboard at /ui', () => {
     expect(primary.requests.at(-1)).toMatchObject({ method: 'GET', path: '/v1/models' });
     // The result has its own fixed slot: nothing else in the row moved.
     expect(await deleteButton.boundingBox()).toEqual(before);
+  });
+
+  it(title('sets and clears connection options from the connection form'), async () => {
+    type Conn = { id: string; disableCooling: boolean; rateLimit: unknown };
+    const oa1 = async () =>
+      (await admin<{ connections: Conn[] }[]>('/api/providers'))
+        .flatMap((p) => p.connections)
+        .find((c) => c.id === 'oa-1');
+    const edit = async (cooling: boolean, concurrency: string) => {
+      await page.getByRole('button', { name: 'Edit connection oa-1' }).click();
+      const form = page.getByRole('form', { name: 'Edit connection oa-1' });
+      await form.getByLabel('Never cool down').setChecked(cooling);
+      await form.getByLabel('Queue concurrency').fill(concurrency);
+      await form.getByRole('button', { name: 'Save connection' }).click();
+      await form.waitFor({ state: 'detached', timeout: 3000 });
+    };
+    await edit(true, '2');
+    expect(await oa1()).toMatchObject({ disableCooling: true, rateLimit: { concurrency: 2 } });
+    // Clearing sends an explicit false and an empty rateLimit (a save keeps what it omits).
+    await edit(false, '');
+    const cleared = await oa1();
+    expect(cleared?.disableCooling).toBe(false);
+    expect(cleared?.rateLimit ?? {}).toEqual({});
+  });
+
+  it(title('creates an openai-chat provider with quota families'), async () => {
+    await page.getByRole('button', { name: 'Add provider' }).click();
+    const form = page.getByRole('form', { name: 'Add provider' });
+    await form.getByLabel('Id').fill('chat');
+    await form.getByLabel('Format').selectOption('openai-chat');
+    await form.getByLabel('Base URL').fill(`${backup.url}/v1`);
+    const families = form.getByLabel(/Quota families/);
+    await families.fill('no colon here');
+    await form.getByRole('button', { name: 'Add provider' }).click();
+    expect(await form.getByRole('alert').textContent()).toMatch(/line 1/);
+    await families.fill('llama: llama3*, qwen*');
+    await form.getByRole('button', { name: 'Add provider' }).click();
+    await page.getByTestId('provider-chat').waitFor({ timeout: 3000 });
+    const chatProvider = (await admin<ProviderView[]>('/api/providers')).find(
+      (p) => p.id === 'chat',
+    );
+    expect(chatProvider).toMatchObject({
+      format: 'openai-chat',
+      quotaFamilies: { llama: ['llama3*', 'qwen*'] },
+    });
   });
 
   it(title('lists requests with their routing decision'), async () => {

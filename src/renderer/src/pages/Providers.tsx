@@ -1,14 +1,24 @@
-import { type FormEvent, useCallback, useEffect, useState } from 'react';
+import { type FormEvent, useCallback, useEffect, useId, useRef, useState } from 'react';
 import type {
   AuthClass,
   BridgeResult,
   ComboConfig,
   ConnectionTestResult,
+  ConnectionView,
   ProviderFormat,
   ProviderView,
 } from '../../../shared/contract';
 import { ActionButton, Badge, Card, Countdown, Empty } from '../components/ui';
 import { useDashboard } from '../state/store';
+import {
+  type ConnectionDraft,
+  connectionDraft,
+  connectionPayload,
+  type DraftField,
+  FORMAT_HINTS,
+  formatQuotaFamilies,
+  parseQuotaFamilies,
+} from './provider-fields';
 import { connectionBadge } from './Resilience';
 
 interface ProviderDraft {
@@ -17,6 +27,10 @@ interface ProviderDraft {
   baseUrl: string;
   authClass: AuthClass;
   models: string;
+  /** `family: pattern, pattern` per line. */
+  quotaFamilies: string;
+  /** Whether the provider had quota families, so clearing the text sends `{}`. */
+  hadFamilies: boolean;
 }
 
 const EMPTY_PROVIDER: ProviderDraft = {
@@ -25,11 +39,25 @@ const EMPTY_PROVIDER: ProviderDraft = {
   baseUrl: '',
   authClass: 'api_key',
   models: '',
+  quotaFamilies: '',
+  hadFamilies: false,
 };
 
-function FieldError({ text }: { text: string | null }) {
+function providerDraft(p: ProviderView): ProviderDraft {
+  return {
+    id: p.id,
+    format: p.format,
+    baseUrl: p.baseUrl,
+    authClass: p.authClass,
+    models: p.models.join(', '),
+    quotaFamilies: formatQuotaFamilies(p.quotaFamilies),
+    hadFamilies: Object.keys(p.quotaFamilies).length > 0,
+  };
+}
+
+function FieldError({ text, id }: { text: string | null; id?: string }) {
   return (
-    <p className="field-error" role={text ? 'alert' : undefined}>
+    <p className="field-error" id={id} role={text ? 'alert' : undefined}>
       {text ?? '\u00a0'}
     </p>
   );
@@ -97,10 +125,23 @@ function ProviderForm({ initial, onDone }: { initial: ProviderDraft; onDone(): v
   const notify = useDashboard((s) => s.notify);
   const [draft, setDraft] = useState(initial);
   const [error, setError] = useState<string | null>(null);
+  // The quota families error shows once the field is left or the form is sent, then live.
+  const [checkFamilies, setCheckFamilies] = useState(false);
+  const familiesRef = useRef<HTMLTextAreaElement>(null);
+  const uid = useId();
   const editing = initial.id !== '';
+  const families = parseQuotaFamilies(draft.quotaFamilies);
+  const familiesError = checkFamilies && !families.ok ? families.error : null;
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     if (!bridge) return;
+    if (!families.ok) {
+      setCheckFamilies(true);
+      familiesRef.current?.focus();
+      return;
+    }
+    const quotaFamilies =
+      Object.keys(families.value).length > 0 || initial.hadFamilies ? families.value : undefined;
     const result = await bridge.saveProvider({
       id: draft.id.trim(),
       format: draft.format,
@@ -110,6 +151,7 @@ function ProviderForm({ initial, onDone }: { initial: ProviderDraft; onDone(): v
         .split(/[\s,]+/)
         .map((m) => m.trim())
         .filter(Boolean),
+      ...(quotaFamilies ? { quotaFamilies } : {}),
     });
     if (!result.ok) {
       setError(result.error);
@@ -120,6 +162,7 @@ function ProviderForm({ initial, onDone }: { initial: ProviderDraft; onDone(): v
   };
   const set = <K extends keyof ProviderDraft>(key: K, value: ProviderDraft[K]) =>
     setDraft((d) => ({ ...d, [key]: value }));
+  const format = FORMAT_HINTS[draft.format];
   return (
     <form
       className="form"
@@ -142,10 +185,17 @@ function ProviderForm({ initial, onDone }: { initial: ProviderDraft; onDone(): v
           <select
             value={draft.format}
             onChange={(e) => set('format', e.target.value as ProviderFormat)}
+            aria-describedby={`${uid}-format`}
           >
-            <option value="openai">OpenAI</option>
-            <option value="anthropic">Anthropic</option>
+            {(Object.keys(FORMAT_HINTS) as ProviderFormat[]).map((f) => (
+              <option key={f} value={f}>
+                {FORMAT_HINTS[f].label}
+              </option>
+            ))}
           </select>
+          <span id={`${uid}-format`} className="field-hint">
+            {format.hint}
+          </span>
         </label>
         <label className="wide">
           Base URL
@@ -153,7 +203,7 @@ function ProviderForm({ initial, onDone }: { initial: ProviderDraft; onDone(): v
             value={draft.baseUrl}
             onChange={(e) => set('baseUrl', e.target.value)}
             required
-            placeholder="https://api.openai.com/v1"
+            placeholder={format.url}
           />
         </label>
         <label>
@@ -175,6 +225,23 @@ function ProviderForm({ initial, onDone }: { initial: ProviderDraft; onDone(): v
             placeholder="gpt-5, gpt-5-mini"
           />
         </label>
+        <div className="wide">
+          <label>
+            Quota families (one per line: family: pattern, pattern; * matches anything)
+            <textarea
+              ref={familiesRef}
+              rows={3}
+              value={draft.quotaFamilies}
+              onChange={(e) => set('quotaFamilies', e.target.value)}
+              onBlur={() => setCheckFamilies(true)}
+              aria-invalid={familiesError ? true : undefined}
+              aria-describedby={`${uid}-families`}
+              spellCheck={false}
+              placeholder={'gpt5: gpt-5*\no-series: o3, o4-mini'}
+            />
+          </label>
+          <FieldError id={`${uid}-families`} text={familiesError} />
+        </div>
       </div>
       <FormFooter
         error={error}
@@ -185,26 +252,75 @@ function ProviderForm({ initial, onDone }: { initial: ProviderDraft; onDone(): v
   );
 }
 
-function ConnectionForm({ provider, onDone }: { provider: string; onDone(): void }) {
+/** A labelled number field of the connection form; empty means "not set". */
+function CountField({
+  label,
+  field,
+  draft,
+  set,
+  invalid,
+  placeholder,
+}: {
+  label: string;
+  field: DraftField;
+  draft: ConnectionDraft;
+  set(field: DraftField, value: string): void;
+  invalid: DraftField | null;
+  placeholder: string;
+}) {
+  return (
+    <label>
+      {label}
+      <input
+        value={draft[field] as string}
+        onChange={(e) => set(field, e.target.value)}
+        inputMode="numeric"
+        placeholder={placeholder}
+        aria-invalid={invalid === field ? true : undefined}
+        data-field={field}
+      />
+    </label>
+  );
+}
+
+function ConnectionForm({
+  provider,
+  initial,
+  onDone,
+}: {
+  provider: ProviderView;
+  /** The connection being edited; null adds one (or updates the one whose id is typed). */
+  initial: ConnectionView | null;
+  onDone(): void;
+}) {
   const bridge = useDashboard((s) => s.bridge);
   const notify = useDashboard((s) => s.notify);
-  const [id, setId] = useState('');
-  const [secretKind, setSecretKind] = useState<'env' | 'key'>('env');
-  const [secret, setSecret] = useState('');
-  const [maxConcurrent, setMaxConcurrent] = useState('');
+  const [draft, setDraft] = useState(() => connectionDraft(initial));
   const [error, setError] = useState<string | null>(null);
+  const [invalid, setInvalid] = useState<DraftField | null>(null);
+  const formRef = useRef<HTMLFormElement>(null);
+  const anthropic = provider.format === 'anthropic';
+  const o = initial?.rateLimitOverrides;
+  const hasOverrides = !!o && Object.keys(o).length > 0;
+  const set = (field: DraftField, value: string | boolean) =>
+    setDraft((d) => ({ ...d, [field]: value }));
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     if (!bridge) return;
-    const result = await bridge.saveConnection(provider, {
-      id: id.trim(),
-      ...(secret.trim()
-        ? secretKind === 'env'
-          ? { apiKeyEnv: secret.trim() }
-          : { apiKey: secret.trim() }
-        : {}),
-      ...(maxConcurrent.trim() ? { maxConcurrent: Number(maxConcurrent) } : {}),
-    });
+    const payload = connectionPayload(draft, initial, provider.format);
+    if (!payload.ok) {
+      setError(payload.error);
+      setInvalid(payload.field ?? null);
+      const input = formRef.current?.querySelector<HTMLInputElement>(
+        `[data-field="${payload.field}"]`,
+      );
+      // Open the "Advanced" section if the field is in it, then focus the field.
+      input?.closest('details')?.setAttribute('open', '');
+      input?.focus();
+      return;
+    }
+    setInvalid(null);
+    const result = await bridge.saveConnection(provider.id, payload.value);
     if (!result.ok) {
       setError(result.error);
       return;
@@ -212,54 +328,129 @@ function ConnectionForm({ provider, onDone }: { provider: string; onDone(): void
     notify('ok', `Connection ${result.data.id} saved`);
     onDone();
   };
+  const count = { draft, set, invalid };
   return (
     <form
+      ref={formRef}
       className="form"
       onSubmit={submit}
-      aria-label={`Add or update a connection of ${provider}`}
+      aria-label={
+        initial ? `Edit connection ${initial.id}` : `Add or update a connection of ${provider.id}`
+      }
     >
       <div className="form-grid">
         <label>
           Connection id
           <input
-            value={id}
-            onChange={(e) => setId(e.target.value)}
+            value={draft.id}
+            onChange={(e) => set('id', e.target.value)}
             required
-            placeholder={`${provider}-1`}
+            readOnly={initial !== null}
+            placeholder={`${provider.id}-1`}
           />
         </label>
         <label>
           Secret from
-          <select
-            value={secretKind}
-            onChange={(e) => setSecretKind(e.target.value as 'env' | 'key')}
-          >
+          <select value={draft.secretKind} onChange={(e) => set('secretKind', e.target.value)}>
             <option value="env">Environment variable</option>
             <option value="key">Stored key</option>
           </select>
         </label>
         <label className="wide">
-          {secretKind === 'env' ? 'Variable name' : 'API key (stored, never shown again)'}
+          {draft.secretKind === 'env' ? 'Variable name' : 'API key (stored, never shown again)'}
           <input
-            value={secret}
-            onChange={(e) => setSecret(e.target.value)}
-            type={secretKind === 'key' ? 'password' : 'text'}
+            value={draft.secret}
+            onChange={(e) => set('secret', e.target.value)}
+            type={draft.secretKind === 'key' ? 'password' : 'text'}
             autoComplete="off"
             placeholder={
-              secretKind === 'env' ? 'OPENAI_API_KEY' : 'leave empty to keep the stored one'
+              draft.secretKind === 'env'
+                ? 'OPENAI_API_KEY'
+                : initial
+                  ? 'leave empty to keep the current secret'
+                  : 'leave empty to keep the stored one'
             }
           />
         </label>
-        <label>
-          Max concurrent
+        <CountField
+          label="Max concurrent"
+          field="maxConcurrent"
+          placeholder="unlimited"
+          {...count}
+        />
+        <CountField
+          label="Queue concurrency"
+          field="concurrency"
+          placeholder="unlimited"
+          {...count}
+        />
+        <CountField
+          label="Requests per minute"
+          field="requestsPerMinute"
+          placeholder="learned from headers"
+          {...count}
+        />
+        <label className="check">
           <input
-            value={maxConcurrent}
-            onChange={(e) => setMaxConcurrent(e.target.value)}
-            inputMode="numeric"
-            placeholder="unlimited"
+            type="checkbox"
+            checked={draft.disableCooling}
+            onChange={(e) => set('disableCooling', e.target.checked)}
           />
+          Never cool down (lock the model instead)
         </label>
       </div>
+      {anthropic && (
+        <fieldset className="form-grid form-group">
+          <legend>Anthropic subscription</legend>
+          <label className="check">
+            <input
+              type="checkbox"
+              checked={draft.lowPriorityMode}
+              onChange={(e) => set('lowPriorityMode', e.target.checked)}
+            />
+            Low-priority lane at the usage limit
+          </label>
+          <label className="check">
+            <input
+              type="checkbox"
+              checked={draft.autoLimitReset}
+              onChange={(e) => set('autoLimitReset', e.target.checked)}
+            />
+            Automatic limit reset
+          </label>
+          <label className="wide">
+            Organization UUID{draft.autoLimitReset ? ' (required)' : ''}
+            <input
+              value={draft.organizationUUID}
+              onChange={(e) => set('organizationUUID', e.target.value)}
+              required={draft.autoLimitReset}
+              spellCheck={false}
+              autoComplete="off"
+              placeholder="3f2b8c1e-0a4d-4e5f-9a7b-1c2d3e4f5a6b"
+              aria-invalid={invalid === 'organizationUUID' ? true : undefined}
+              data-field="organizationUUID"
+            />
+          </label>
+        </fieldset>
+      )}
+      <details className="form-advanced" open={hasOverrides}>
+        <summary>Advanced: queue limits for this connection</summary>
+        <div className="form-grid">
+          <CountField label="Max wait (ms)" field="maxWaitMs" placeholder="setting" {...count} />
+          <CountField
+            label="Execution max wait (ms)"
+            field="executionMaxWaitMs"
+            placeholder="setting"
+            {...count}
+          />
+          <CountField
+            label="Max queue depth"
+            field="maxQueueDepth"
+            placeholder="setting"
+            {...count}
+          />
+        </div>
+      </details>
       <FormFooter error={error} submit="Save connection" onCancel={onDone} />
     </form>
   );
@@ -334,10 +525,13 @@ function ConnectionTest({ id }: { id: string }) {
 function ProviderCard({ p, reload }: { p: ProviderView; reload(): void }) {
   const bridge = useDashboard((s) => s.bridge);
   const snapshot = useDashboard((s) => s.snapshot);
-  const [mode, setMode] = useState<'view' | 'edit' | 'connection'>('view');
+  // `connection`: the connection form, editing that connection, or adding one when null.
+  const [mode, setMode] = useState<
+    { kind: 'view' } | { kind: 'edit' } | { kind: 'connection'; conn: ConnectionView | null }
+  >({ kind: 'view' });
   const breaker = snapshot?.breakers.find((b) => b.provider === p.id);
   const closeForm = () => {
-    setMode('view');
+    setMode({ kind: 'view' });
     reload();
   };
   return (
@@ -364,6 +558,8 @@ function ProviderCard({ p, reload }: { p: ProviderView; reload(): void }) {
     >
       <p className="muted small">
         <code>{p.baseUrl}</code> · {p.models.length > 0 ? p.models.join(', ') : 'no models listed'}
+        {Object.keys(p.quotaFamilies).length > 0 &&
+          ` · quota families: ${Object.keys(p.quotaFamilies).join(', ')}`}
       </p>
       <table className="table compact">
         <tbody>
@@ -391,6 +587,9 @@ function ProviderCard({ p, reload }: { p: ProviderView; reload(): void }) {
                 <td className="num small">
                   {state ? `backoff ${state.backoffLevel}` : ''}
                   {c.maxConcurrent ? ` · max ${c.maxConcurrent}` : ''}
+                  {c.rateLimit?.concurrency ? ` · queue ${c.rateLimit.concurrency}` : ''}
+                  {c.rateLimit?.requestsPerMinute ? ` · ${c.rateLimit.requestsPerMinute}/min` : ''}
+                  {c.disableCooling ? ' · no cooling' : ''}
                 </td>
                 <td className="error-cell small" title={state?.lastError ?? ''}>
                   {state?.lastError ?? ''}
@@ -398,7 +597,18 @@ function ProviderCard({ p, reload }: { p: ProviderView; reload(): void }) {
                 <td>
                   <ConnectionTest id={c.id} />
                 </td>
-                <td>
+                <td className="row-actions">
+                  {bridge && (
+                    <button
+                      type="button"
+                      className="btn"
+                      aria-label={`Edit connection ${c.id}`}
+                      aria-expanded={mode.kind === 'connection' && mode.conn?.id === c.id}
+                      onClick={() => setMode({ kind: 'connection', conn: c })}
+                    >
+                      Edit
+                    </button>
+                  )}{' '}
                   {bridge && (
                     <DeleteButton
                       remove={() => bridge.deleteConnection(c.id)}
@@ -413,25 +623,25 @@ function ProviderCard({ p, reload }: { p: ProviderView; reload(): void }) {
           })}
         </tbody>
       </table>
-      {mode === 'edit' && (
-        <ProviderForm
-          initial={{
-            id: p.id,
-            format: p.format,
-            baseUrl: p.baseUrl,
-            authClass: p.authClass,
-            models: p.models.join(', '),
-          }}
+      {mode.kind === 'edit' && <ProviderForm initial={providerDraft(p)} onDone={closeForm} />}
+      {mode.kind === 'connection' && (
+        <ConnectionForm
+          key={mode.conn?.id ?? ''}
+          provider={p}
+          initial={mode.conn}
           onDone={closeForm}
         />
       )}
-      {mode === 'connection' && <ConnectionForm provider={p.id} onDone={closeForm} />}
-      {mode === 'view' && bridge && (
+      {mode.kind === 'view' && bridge && (
         <div className="form-actions">
-          <button type="button" className="btn" onClick={() => setMode('connection')}>
+          <button
+            type="button"
+            className="btn"
+            onClick={() => setMode({ kind: 'connection', conn: null })}
+          >
             Add connection
           </button>
-          <button type="button" className="btn" onClick={() => setMode('edit')}>
+          <button type="button" className="btn" onClick={() => setMode({ kind: 'edit' })}>
             Edit
           </button>
           <DeleteButton
