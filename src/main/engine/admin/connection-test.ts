@@ -9,7 +9,7 @@ import type { CatalogConnection, CatalogProvider } from '../catalog';
 import { redactSecrets } from '../logger';
 import { classifyAttemptError, readBounded } from '../proxy/attempt';
 import { credentialHeaders } from '../proxy/headers';
-import { upstreamErrorMessage } from '../proxy/upstream-errors';
+import { readUpstreamError } from '../proxy/upstream-errors';
 
 /** Whole-call deadline: connect, headers and body together. */
 export const CONNECTION_TEST_TIMEOUT_MS = 10_000;
@@ -68,18 +68,7 @@ function noKeyMessage(connection: ConnectionTestTarget['connection']): string {
 
 /** The upstream's own words, scrubbed of secrets, or null for an empty body. */
 function upstreamText(raw: Buffer, secrets: readonly string[]): string | null {
-  const text = raw.toString('utf8');
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    parsed = undefined;
-  }
-  const fromJson = upstreamErrorMessage(parsed);
-  // Redact before cutting: a secret split by the cut would no longer match.
-  const message = redactSecrets((fromJson ?? text).trim(), secrets)
-    .replace(/\s+/g, ' ')
-    .slice(0, 300);
+  const message = readUpstreamError(raw, secrets).message.trim().replace(/\s+/g, ' ').slice(0, 300);
   return message === '' ? null : message;
 }
 

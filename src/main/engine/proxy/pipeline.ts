@@ -55,7 +55,7 @@ import {
   WATCHDOG_ERROR_CLASS,
 } from './stream-watch';
 import { type UpstreamPools, upstreamPath } from './upstream';
-import { clientErrorFromUpstream } from './upstream-errors';
+import { clientErrorFromUpstream, readUpstreamError } from './upstream-errors';
 import { emptyUsage, mergeUsage, SseUsageObserver, type Usage, usageOf } from './usage';
 
 export interface PipelineDeps {
@@ -904,7 +904,7 @@ class ExecutionExpiredError extends Error {
 
 /** The upstream's own error message, scrubbed, for logs, events and the dashboard. */
 function upstreamMessageOf(raw: Buffer, status: number, catalog: Catalog): string {
-  return clientErrorFromUpstream('openai-chat', status, raw, '', catalog.secrets()).message;
+  return readUpstreamError(raw, catalog.secrets()).message || `HTTP ${status} with an empty body`;
 }
 
 function markClientAbort(ctx: RequestContext): void {

@@ -24,6 +24,30 @@ function isClientShaped(format: ClientFormat, parsed: unknown): boolean {
 }
 
 /**
+ * An error body read once: its text, its JSON (if any), and the upstream's own message (the JSON
+ * message, else up to 300 characters of the text) with known secrets scrubbed; '' when empty.
+ */
+export function readUpstreamError(
+  raw: Buffer,
+  secrets: readonly string[],
+): { text: string; parsed: unknown; message: string } {
+  const text = raw.toString('utf8');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  const fromJson = upstreamErrorMessage(parsed);
+  // Redact before cutting: a secret split by the cut would no longer match.
+  const message =
+    fromJson !== null
+      ? redactSecrets(fromJson, secrets)
+      : redactSecrets(text.trim(), secrets).slice(0, 300);
+  return { text, parsed, message };
+}
+
+/**
  * An upstream error response rewritten for the client: passed through when it is already in
  * the client's format, wrapped otherwise (HTML from a proxy, plain text, another API's shape).
  * Known secrets are scrubbed either way, since providers sometimes echo the key they rejected.
@@ -35,19 +59,8 @@ export function clientErrorFromUpstream(
   providerId: string,
   secrets: readonly string[],
 ): { body: string; message: string } {
-  const text = raw.toString('utf8');
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    parsed = undefined;
-  }
-  const upstreamMessage = upstreamErrorMessage(parsed);
-  // Redact before cutting: a secret split by the cut would no longer match.
-  const message =
-    (upstreamMessage !== null
-      ? redactSecrets(upstreamMessage, secrets)
-      : redactSecrets(text.trim(), secrets).slice(0, 300)) || `HTTP ${status} with an empty body`;
+  const { text, parsed, message: said } = readUpstreamError(raw, secrets);
+  const message = said || `HTTP ${status} with an empty body`;
   if (parsed !== undefined && isClientShaped(format, parsed)) {
     return { body: redactSecrets(text, secrets), message };
   }
