@@ -4,9 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { peekOpeningError } from '../../src/main/engine/proxy/first-event';
 
 async function drain(body: Readable): Promise<string> {
-  let out = '';
-  for await (const chunk of body) out += (chunk as Buffer).toString('utf8');
-  return out;
+  const chunks: Buffer[] = [];
+  for await (const chunk of body) chunks.push(chunk as Buffer);
+  // Joined before decoding: a cut may fall inside a character.
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 function split(text: string, cuts: number[]): Buffer[] {
@@ -59,5 +60,100 @@ describe('7. an error arriving as the first event of a 200 stream (Breakwater)',
     const body = Readable.from([Buffer.from('data: [DONE]')]);
     expect(await peekOpeningError(body)).toBeNull();
     expect(await drain(body)).toBe('data: [DONE]');
+  });
+});
+
+/** Cuts bytes at the given positions (any position, mid-character included). */
+function splitBytes(bytes: Buffer, cuts: number[]): Buffer[] {
+  const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
+  const bounds = [0, ...points, bytes.length];
+  return bounds.slice(1).map((end, i) => bytes.subarray(bounds[i]!, end));
+}
+
+const ERROR_STATUS: Record<string, number> = {
+  overloaded_error: 529,
+  rate_limit_exceeded: 429,
+  server_error: 500,
+  invalid_request_error: 400,
+  something_new: 502,
+};
+
+/** A first event as its lines, with the status its error stands for (null: not an error). */
+const firstEventArb = fc.oneof(
+  fc
+    .record({
+      type: fc.constantFrom(...Object.keys(ERROR_STATUS)),
+      message: fc.string({ unit: 'grapheme' }),
+      shape: fc.constantFrom('anthropic', 'chat', 'responses', 'failed'),
+    })
+    .map(({ type, message, shape }) => {
+      const data =
+        shape === 'anthropic'
+          ? { type: 'error', error: { type, message } }
+          : shape === 'chat'
+            ? { error: { message, type } }
+            : shape === 'responses'
+              ? { type: 'error', code: type, message }
+              : { type: 'response.failed', response: { error: { code: type, message } } };
+      const event =
+        shape === 'chat' ? [] : [`event: ${shape === 'failed' ? 'response.failed' : 'error'}`];
+      return {
+        lines: [...event, `data: ${JSON.stringify(data)}`],
+        status: ERROR_STATUS[type]!,
+        data,
+      };
+    }),
+  fc.string({ unit: 'grapheme' }).map((content) => ({
+    lines: [`data: ${JSON.stringify({ choices: [{ delta: { content } }] })}`],
+    status: null,
+    data: null,
+  })),
+  fc.constantFrom(
+    {
+      lines: ['event: message_start', 'data: {"type":"message_start","message":{}}'],
+      status: null,
+      data: null,
+    },
+    { lines: ['event: ping'], status: null, data: null },
+    { lines: ['data: [DONE]'], status: null, data: null },
+  ),
+);
+
+const openingArb = fc
+  .record({
+    comments: fc.array(fc.array(fc.constantFrom(': keep-alive', ':', ': PROCESSING')), {
+      maxLength: 3,
+    }),
+    first: firstEventArb,
+    eol: fc.constantFrom('\n', '\r\n'),
+    blank: fc.constantFrom('\n\n', '\r\n\r\n', '\n\r\n', '\r\n\n'),
+    cuts: fc.array(fc.nat(), { maxLength: 12 }),
+  })
+  .map(({ comments, first, eol, blank, cuts }) => {
+    const blocks = [
+      ...comments,
+      first.lines,
+      ['data: {"choices":[{"delta":{"content":"later"}}]}'],
+    ];
+    const text = blocks.map((lines) => lines.join(eol) + blank).join('');
+    return { text, chunks: splitBytes(Buffer.from(text, 'utf8'), cuts), first };
+  });
+
+describe('peekOpeningError, for any chunking', () => {
+  it('finds the first event past comment blocks, whatever the line endings and cuts', async () => {
+    await fc.assert(
+      fc.asyncProperty(openingArb, async ({ text, chunks, first }) => {
+        const body = Readable.from(chunks);
+        const found = await peekOpeningError(body);
+        if (first.status === null) {
+          expect(found).toBeNull();
+          expect(await drain(body)).toBe(text);
+        } else {
+          expect(found?.status).toBe(first.status);
+          expect(JSON.parse(found!.raw.toString('utf8'))).toEqual(first.data);
+        }
+      }),
+      { numRuns: 500 },
+    );
   });
 });

@@ -331,3 +331,146 @@ describe('SseUsageObserver: watches a relayed SSE stream for usage', () => {
     );
   });
 });
+
+/** Cuts bytes at the given positions (any position, mid-character included). */
+function splitBytes(bytes: Buffer, cuts: number[]): Buffer[] {
+  const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
+  const bounds = [0, ...points, bytes.length];
+  return bounds.slice(1).map((end, i) => bytes.subarray(bounds[i]!, end));
+}
+
+/** The plain reading: the whole stream split into lines, each `data:` line naming "usage" parsed. */
+function referenceUsage(text: string): Usage {
+  const usage = emptyUsage();
+  // The last piece has no newline yet, so it is no line.
+  for (const line of text.split('\n').slice(0, -1)) {
+    if (!line.startsWith('data:') || !line.includes('"usage"')) continue;
+    try {
+      mergeUsage(usage, usageOf(JSON.parse(line.slice(5))));
+    } catch {
+      // Not JSON, or JSON without a usage: nothing to count.
+    }
+  }
+  return usage;
+}
+
+const content = fc.oneof(
+  fc.string(),
+  fc.string({ unit: 'grapheme' }),
+  // Text that puts the bytes `"usage"` inside a string, or looks like an event of its own.
+  fc.constantFrom(
+    'say "usage',
+    '"usage":null',
+    'usage',
+    '\u0007 bell',
+    '\ndata: {"usage":{"prompt_tokens":1}}\n',
+  ),
+);
+const count = fc.nat({ max: 100_000 });
+const chatUsage = fc.record(
+  {
+    prompt_tokens: count,
+    completion_tokens: count,
+    prompt_tokens_details: fc.record({ cached_tokens: count }),
+  },
+  { requiredKeys: [] },
+);
+const responsesUsage = fc.record(
+  {
+    input_tokens: count,
+    output_tokens: count,
+    input_tokens_details: fc.record({ cached_tokens: count }),
+  },
+  { requiredKeys: [] },
+);
+const anthropicUsage = fc.record(
+  { input_tokens: count, output_tokens: count, cache_read_input_tokens: count },
+  { requiredKeys: [] },
+);
+const data = (value: unknown): string => `data: ${JSON.stringify(value)}`;
+
+/** One SSE event as its lines, in the shapes the three formats send, plus near misses. */
+const eventLines = fc.oneof(
+  fc
+    .record({
+      content,
+      usage: fc.option(chatUsage, { nil: null }),
+      extra: fc.dictionary(content, fc.constant(null)),
+    })
+    .map(({ content, usage, extra }) => [
+      data({ ...extra, object: 'chat.completion.chunk', choices: [{ delta: { content } }], usage }),
+    ]),
+  fc
+    .record({ usage: fc.option(responsesUsage, { nil: null }) })
+    .map(({ usage }) => [
+      'event: response.completed',
+      data({ type: 'response.completed', response: { id: 'r', usage } }),
+    ]),
+  content.map((delta) => [
+    'event: response.output_text.delta',
+    data({ type: 'response.output_text.delta', delta }),
+  ]),
+  anthropicUsage.map((usage) => [
+    'event: message_start',
+    data({ type: 'message_start', message: { id: 'm', usage } }),
+  ]),
+  anthropicUsage.map((usage) => [
+    'event: message_delta',
+    `data:${JSON.stringify({ type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage })}`,
+  ]),
+  content.map((text) => [
+    'event: content_block_delta',
+    data({ type: 'content_block_delta', delta: { type: 'text_delta', text } }),
+  ]),
+  // A key only JSON.parse reads as `usage`, beside a `"usage":null` a byte scan does see.
+  responsesUsage.map((usage) => [
+    `data: {"a":{"usage":null},"response":{"\\u0075sage":${JSON.stringify(usage)}}}`,
+  ]),
+  chatUsage.map((usage) => [`data: {"usage":null,"usage":${JSON.stringify(usage)}}`]),
+  chatUsage.map((usage) => [
+    `data: {"usage" : null, "message": {"usage": ${JSON.stringify(usage)}}}`,
+  ]),
+  fc.constantFrom<string[]>(
+    ['data: [DONE]'],
+    [': keep-alive'],
+    [': "usage"'],
+    ['event: usage', 'id: 7'],
+    ['data: {"usage":nullish}'],
+    ['data: not json but mentions "usage"'],
+    ['data: {"usage":null}'],
+  ),
+);
+
+const streamArb = fc
+  .record({
+    events: fc.array(fc.record({ lines: eventLines, eol: fc.constantFrom('\n', '\r\n') }), {
+      maxLength: 30,
+    }),
+    tail: fc.constantFrom('', 'data: {"usage":{"prompt_tokens":999}}', 'data: {"us'),
+    cuts: fc.array(fc.nat(), { maxLength: 40 }),
+  })
+  .map(({ events, tail, cuts }) => {
+    const text =
+      events.map(({ lines, eol }) => lines.map((l) => l + eol).join('') + eol).join('') + tail;
+    return { text, chunks: splitBytes(Buffer.from(text, 'utf8'), cuts) };
+  });
+
+describe('SseUsageObserver reads what a plain line-by-line reading reads', () => {
+  it('for any mix of Chat, Responses and Anthropic events, line endings and chunk cuts', () => {
+    fc.assert(
+      fc.property(streamArb, ({ text, chunks }) => {
+        expect(observe(chunks)).toEqual(referenceUsage(text));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('a `\\u`-escaped usage key next to `"usage":null` is still counted', () => {
+    const line = 'data: {"a":{"usage":null},"response":{"\\u0075sage":{"input_tokens":4}}}\n';
+    expect(observe([Buffer.from(line)]).inputTokens).toBe(4);
+  });
+
+  it('CRLF: the carriage return before the newline does not stop the parse', () => {
+    expect(observe([Buffer.from('data: {"usage":{"prompt_tokens":6}}\r\n')]).inputTokens).toBe(6);
+  });
+});

@@ -70,6 +70,29 @@ function parseFirstEvent(text: string): { name: string | null; data: unknown } |
   }
 }
 
+const LF = 0x0a;
+const CR = 0x0d;
+
+/**
+ * The first blank line at or after `from`, found where /\r?\n\r?\n/ would match: `end` is where
+ * the block before it ends, `next` where the following block starts. Null until it has arrived
+ * whole (a byte past the end reads as undefined, so a separator cut short is no match yet).
+ */
+function blankLine(bytes: Buffer, from: number): { end: number; next: number } | null {
+  for (let nl = bytes.indexOf(LF, from); nl !== -1; nl = bytes.indexOf(LF, nl + 1)) {
+    const crlf = bytes[nl + 1] === CR && bytes[nl + 2] === LF;
+    if (bytes[nl + 1] !== LF && !crlf) continue;
+    // A block starts after a newline, so a CR just before this one is still inside the block.
+    return { end: bytes[nl - 1] === CR ? nl - 1 : nl, next: nl + (crlf ? 3 : 2) };
+  }
+  return null;
+}
+
+/** Whether a block is an event rather than only comment lines (or nothing). */
+function isEvent(block: string): boolean {
+  return block.split(/\r?\n/).some((l) => l && !l.startsWith(':'));
+}
+
 /**
  * Reads a 200 event stream up to its first complete event (skipping comment lines). When that
  * event is an error, returns it, the stream is spent and the caller treats it like an error
@@ -81,20 +104,25 @@ export async function peekOpeningError(body: Readable): Promise<StreamOpeningErr
   const it = body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
   const seen: Buffer[] = [];
   let size = 0;
-  let text = '';
+  // Where the first block not yet known to be only comments starts, so none is read twice.
+  let from = 0;
   for (;;) {
     const next = await it.next();
     if (next.done) break;
     const chunk = next.value;
     seen.push(chunk);
     size += chunk.length;
-    text += chunk.toString('utf8');
-    const firstEvent = text
-      .split(/\r?\n\r?\n/)
-      .find(
-        (block, i, all) =>
-          i < all.length - 1 && block.split(/\r?\n/).some((l) => l && !l.startsWith(':')),
-      );
+    // The first event nearly always comes whole in the first chunk: join only when it did not.
+    const bytes = seen.length === 1 ? chunk : Buffer.concat(seen, size);
+    let firstEvent: string | undefined;
+    for (let blank = blankLine(bytes, from); blank; blank = blankLine(bytes, from)) {
+      const block = bytes.toString('utf8', from, blank.end);
+      from = blank.next;
+      if (isEvent(block)) {
+        firstEvent = block;
+        break;
+      }
+    }
     if (firstEvent !== undefined || size >= PEEK_LIMIT) {
       const parsed = firstEvent !== undefined ? parseFirstEvent(firstEvent) : null;
       const err = parsed ? openingError(parsed.name, parsed.data) : null;

@@ -48,46 +48,90 @@ export function emptyUsage(): Usage {
 const NEWLINE = 0x0a;
 // Responses' `response.completed` repeats the whole output, so its line can be long.
 const MAX_LINE = 16 * 1024 * 1024;
+const DATA = Buffer.from('data:');
+const USAGE = Buffer.from('"usage"');
+const NULL_VALUE = Buffer.from(':null');
+const UNICODE_ESCAPE = Buffer.from('\\u');
+
+/** Whether `expected` is at `pos`, before `end`; compared inline, as a native call costs more. */
+function bytesAt(buf: Buffer, pos: number, end: number, expected: Buffer): boolean {
+  if (pos + expected.length > end) return false;
+  for (let i = 0; i < expected.length; i++) if (buf[pos + i] !== expected[i]) return false;
+  return true;
+}
 
 /**
- * Watches a relayed SSE byte stream for usage without holding the stream: it splits lines
- * incrementally and parses only `data:` lines that mention "usage", so text deltas cost a
- * byte scan and nothing more.
+ * Watches a relayed SSE byte stream for usage without holding the stream. Only lines that
+ * mention "usage" matter, so a chunk costs native scans for that word, and only the lines
+ * around its occurrences are looked at.
  */
 export class SseUsageObserver {
   readonly usage: Usage = emptyUsage();
-  private partial: Buffer | null = null;
+  /** The unfinished last line so far, in pieces, so a long line is joined once. */
+  private partial: Buffer[] = [];
+  private partialBytes = 0;
 
   push(chunk: Buffer): void {
-    let start = 0;
-    let nl = chunk.indexOf(NEWLINE, start);
-    while (nl !== -1) {
-      const piece = chunk.subarray(start, nl);
-      const line = this.partial ? Buffer.concat([this.partial, piece]) : piece;
-      this.partial = null;
-      this.line(line);
-      start = nl + 1;
-      nl = chunk.indexOf(NEWLINE, start);
+    let from = 0;
+    if (this.partial.length > 0) {
+      const nl = chunk.indexOf(NEWLINE);
+      if (nl === -1) {
+        this.keep(chunk);
+        return;
+      }
+      this.partial.push(chunk.subarray(0, nl + 1));
+      const line = Buffer.concat(this.partial, this.partialBytes + nl + 1);
+      this.partial = [];
+      this.partialBytes = 0;
+      this.lines(line, 0, line.length - 1);
+      from = nl + 1;
     }
-    if (start < chunk.length) {
-      const rest = chunk.subarray(start);
-      const joined = this.partial ? Buffer.concat([this.partial, rest]) : Buffer.from(rest);
-      // A line this long is not an SSE usage event; drop it rather than grow without bound.
-      this.partial = joined.length > MAX_LINE ? null : joined;
+    const lastNl = chunk.lastIndexOf(NEWLINE);
+    this.lines(chunk, from, lastNl);
+    if (lastNl + 1 < chunk.length) this.keep(chunk.subarray(lastNl + 1));
+  }
+
+  private keep(piece: Buffer): void {
+    this.partial.push(Buffer.from(piece));
+    this.partialBytes += piece.length;
+    // A line this long is not an SSE usage event; drop it rather than grow without bound.
+    if (this.partialBytes > MAX_LINE) {
+      this.partial = [];
+      this.partialBytes = 0;
     }
   }
 
-  private line(line: Buffer): void {
-    if (line.length < 6 || line[0] !== 0x64 /* d */ || !line.subarray(0, 5).equals(DATA)) return;
-    if (line.indexOf(USAGE) === -1) return;
-    try {
-      const event = JSON.parse(line.subarray(5).toString('utf8')) as Json;
-      mergeUsage(this.usage, usageOf(event));
-    } catch {
-      // Not JSON (e.g. `[DONE]`): nothing to count.
+  /**
+   * Reads the lines of `buf` between `from` and the newline at `lastNl` that mention "usage".
+   * The word holds no newline, so each occurrence before `lastNl` lies in one of those lines.
+   */
+  private lines(buf: Buffer, from: number, lastNl: number): void {
+    // The first `\u` at or after the line being read (buf.length: none), searched when needed.
+    let nextEscape = -1;
+    let at = buf.indexOf(USAGE, from);
+    while (at !== -1 && at < lastNl) {
+      const start = buf.lastIndexOf(NEWLINE, at) + 1;
+      const end = buf.indexOf(NEWLINE, at);
+      // Chat streams with include_usage send `"usage":null` in every chunk, which counts nothing.
+      let onlyNull = true;
+      for (; at !== -1 && at < end; at = buf.indexOf(USAGE, at + 1)) {
+        onlyNull &&= bytesAt(buf, at + USAGE.length, end, NULL_VALUE);
+      }
+      if (!bytesAt(buf, start, end, DATA)) continue;
+      if (onlyNull) {
+        if (nextEscape < start) {
+          const found = buf.indexOf(UNICODE_ESCAPE, start);
+          nextEscape = found === -1 ? buf.length : found;
+        }
+        // Only a `\u` escape could spell a usage key that the byte scan above does not see.
+        if (nextEscape >= end) continue;
+      }
+      try {
+        const event = JSON.parse(buf.toString('utf8', start + DATA.length, end)) as Json;
+        mergeUsage(this.usage, usageOf(event));
+      } catch {
+        // Not JSON (e.g. `[DONE]`): nothing to count.
+      }
     }
   }
 }
-
-const DATA = Buffer.from('data:');
-const USAGE = Buffer.from('"usage"');
