@@ -7,7 +7,7 @@
 // whether each target of issue 7 is met; it never fails on a number.
 //
 //   --quick     one round, shorter runs (for iterating; not for the record)
-//   --profile   run Breakwater with --cpu-prof; profiles land in bench/profiles/
+//   --profile   run Breakwater and the reference with --cpu-prof; profiles land in bench/profiles/
 import { fork, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, freemem, loadavg, tmpdir, totalmem } from 'node:os';
@@ -227,13 +227,35 @@ function breakwaterConfig(upstreamUrl) {
 let scratch;
 let configFile;
 let bwRuns = 0;
+/** `--profile`: each proxy writes a CPU profile named for it into bench/profiles/. */
+function profileFlags(name) {
+  return PROFILE
+    ? [
+        '--cpu-prof',
+        '--cpu-prof-dir',
+        join(BENCH, 'profiles'),
+        '--cpu-prof-name',
+        `${name}-${Date.now()}.cpuprofile`,
+      ]
+    : [];
+}
+
 function startBreakwater() {
   const dataDir = join(scratch, `data-${++bwRuns}`);
-  const node = PROFILE ? ['--cpu-prof', '--cpu-prof-dir', join(BENCH, 'profiles')] : [];
   return startServer(
     'breakwater',
     process.execPath,
-    [...node, CLI, 'serve', '--config', configFile, '--port', '0', '--data-dir', dataDir],
+    [
+      ...profileFlags('breakwater'),
+      CLI,
+      'serve',
+      '--config',
+      configFile,
+      '--port',
+      '0',
+      '--data-dir',
+      dataDir,
+    ],
     /Breakwater listening on http:\/\/127\.0\.0\.1:(\d+)/,
   );
 }
@@ -241,7 +263,7 @@ function startReference() {
   return startServer(
     'reference',
     process.execPath,
-    [join(BENCH, 'reference.mjs'), upstream.origin],
+    [...profileFlags('reference'), join(BENCH, 'reference.mjs'), upstream.origin],
     /reference listening on (\d+)/,
   );
 }

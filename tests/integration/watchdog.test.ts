@@ -169,9 +169,11 @@ describe('§6 healthy streams are untouched', () => {
   });
 
   it('the idle timeout stays independent: a silent stream still fails on it', async () => {
+    // The watchdog stays on but with a window far beyond the idle timeout, so a loaded machine
+    // that delays timers cannot let the watchdog's check come first.
     await gw.admin('/api/settings', {
       method: 'PATCH',
-      body: JSON.stringify({ 'timeouts.idleMs': 200 }),
+      body: JSON.stringify({ 'timeouts.idleMs': 200, 'streamRecovery.windowMs': 10_000 }),
     });
     try {
       gw.primary.script({ chunks: 3, stallAfterChunks: 1 });
@@ -182,7 +184,7 @@ describe('§6 healthy streams are untouched', () => {
     } finally {
       await gw.admin('/api/settings', {
         method: 'PATCH',
-        body: JSON.stringify({ 'timeouts.idleMs': 120_000 }),
+        body: JSON.stringify({ 'timeouts.idleMs': 120_000, 'streamRecovery.windowMs': 500 }),
       });
     }
   });

@@ -9,6 +9,7 @@ import {
   providerFormatFor,
   type Resolution,
   resolveModel,
+  routeModel,
   type Target,
 } from '../../src/main/engine/routing/resolve';
 import type { ComboConfig } from '../../src/shared/contract';
@@ -306,5 +307,39 @@ describe('providerFormatFor: the provider format a client format needs', () => {
     expect(providerFormatFor('anthropic')).toBe('anthropic');
     expect(providerFormatFor('openai-chat')).toBe('openai');
     expect(providerFormatFor('openai-responses')).toBe('openai');
+  });
+});
+
+describe('routeModel: resolution and candidates remembered per catalog', () => {
+  it('answers the same route for the same name, and a fresh one for a new catalog', () => {
+    const providers = [provider('openai', ['gpt-4o'], { connections: ['oa-1', 'oa-2'] })];
+    const c1 = catalog(providers, [combo('coder', ['openai/gpt-4o'])]);
+    const first = routeModel(c1, 'coder');
+    expect(first.expansion?.candidates.map((c) => c.connection.id)).toEqual(['oa-1', 'oa-2']);
+    expect(routeModel(c1, 'coder')).toBe(first);
+    const c2 = catalog(providers, [combo('coder', ['openai/gpt-4o@oa-2'])]);
+    expect(routeModel(c2, 'coder').expansion?.candidates.map((c) => c.connection.id)).toEqual([
+      'oa-2',
+    ]);
+  });
+
+  it('does not remember names that resolve to nothing', () => {
+    const c = catalog([provider('openai', ['gpt-4o'])]);
+    const miss = routeModel(c, 'nope');
+    expect(miss.resolution.kind).toBe('not_found');
+    expect(miss.expansion).toBeNull();
+    expect(routeModel(c, 'nope')).not.toBe(miss);
+  });
+
+  it('matches resolveModel and expandCandidates', () => {
+    const c = catalog(
+      [provider('openai', ['gpt-4o']), provider('anthropic', ['claude'], { enabled: false })],
+      [combo('mix', ['openai/gpt-4o', 'anthropic/claude'])],
+    );
+    const route = routeModel(c, 'mix');
+    const resolution = resolveModel(c, 'mix');
+    expect(route.resolution).toEqual(resolution);
+    if (resolution.kind !== 'targets') throw new Error('expected targets');
+    expect(route.expansion).toEqual(expandCandidates(resolution.targets));
   });
 });

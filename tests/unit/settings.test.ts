@@ -378,3 +378,29 @@ describe('an environment value that is not a plain number is ignored with a warn
     expect(log.warnings.join('\n')).toContain('BW_CONNECT_MS');
   });
 });
+
+describe('derived values', () => {
+  it('are computed once and again only after an update', () => {
+    const { s } = settings();
+    let computed = 0;
+    const connect = s.derived((x) => {
+      computed++;
+      return { ms: x.number('timeouts.connectMs') };
+    });
+    const first = connect();
+    expect(connect()).toBe(first);
+    expect(computed).toBe(1);
+    s.update({ 'timeouts.connectMs': 4000 });
+    expect(connect()).toEqual({ ms: 4000 });
+    expect(computed).toBe(2);
+    s.update({ 'timeouts.connectMs': null });
+    expect(connect().ms).toBe(10_000);
+  });
+
+  it('a rejected update leaves the derived value as it was', () => {
+    const { s } = settings();
+    const connect = s.derived((x) => x.number('timeouts.connectMs'));
+    expect(() => s.update({ 'timeouts.connectMs': -1 })).toThrow();
+    expect(connect()).toBe(10_000);
+  });
+});

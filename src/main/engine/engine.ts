@@ -17,7 +17,7 @@ import { EventBus } from './events';
 import { createStderrLogger, type Logger } from './logger';
 import { sendError } from './proxy/client-errors';
 import { isLoopbackHost } from './proxy/guard';
-import { handleProxyRequest } from './proxy/pipeline';
+import { handleProxyRequest, type PipelineDeps } from './proxy/pipeline';
 import { createGatewayServer, type GatewayServer } from './proxy/server';
 import { handleSessionLeases } from './proxy/session-leases';
 import { UpstreamPools } from './proxy/upstream';
@@ -263,6 +263,63 @@ export function createEngine(opts: EngineOptions): Engine {
     sessions: flow.sessions(now),
   });
 
+  // Built once: the request path only reads it. Settings it needs are derived values,
+  // recomputed after a settings update rather than on every request.
+  const pipeline: PipelineDeps = {
+    catalog: () => catalog,
+    timeouts: settings.derived((s) => ({
+      connectMs: s.number('timeouts.connectMs'),
+      firstByteMs: s.number('timeouts.firstByteMs'),
+      idleMs: s.number('timeouts.idleMs'),
+      totalMs: s.number('timeouts.totalMs'),
+    })),
+    pools,
+    clock,
+    log,
+    inFlight: inFlightByConnection,
+    resilience,
+    failoverBudgetMs: settings.derived((s) => s.number('routing.failoverBudgetMs')),
+    emergencyFallback: settings.derived((s) => {
+      const target = s.string('routing.emergencyFallback');
+      return target && s.boolean('routing.emergencyFallbackEnabled') ? target : null;
+    }),
+    errorRules: settings.derived((s) => s.get('providerErrorRules') as OperatorRule[]),
+    flow,
+    subscription,
+    cooldownWait: settings.derived((s) => ({
+      enabled: s.boolean('comboCooldownWait.enabled'),
+      maxWaitMs: s.number('comboCooldownWait.maxWaitMs'),
+      maxAttempts: s.number('comboCooldownWait.maxAttempts'),
+      budgetMs: s.number('comboCooldownWait.budgetMs'),
+    })),
+    events: ({ code, candidate, message }) =>
+      events.emit({
+        type: 'queue.rejected',
+        at: clock.now(),
+        provider: candidate.target.provider.id,
+        connection: candidate.connection.id,
+        code,
+        cause: message,
+      }),
+    record: (entry) => {
+      requestsTotal++;
+      if (entry.status >= 400) errorsTotal++;
+      const id = store.requestLog.append(entry);
+      events.emit({ type: 'request.completed', at: clock.now(), entry: { ...entry, id } });
+    },
+    leases,
+    watchdog: settings.derived((s) =>
+      s.boolean('streamRecovery.throughputWatchdog')
+        ? {
+            warmupMs: s.number('streamRecovery.warmupMs'),
+            windowMs: s.number('streamRecovery.windowMs'),
+            minBytesPerSecond: s.number('streamRecovery.minBytesPerSecond'),
+            minMeasurableBytes: s.number('streamRecovery.minMeasurableBytes'),
+          }
+        : null,
+    ),
+  };
+
   const server: GatewayServer = createGatewayServer({
     host,
     maxBodyBytes: gateway.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
@@ -289,60 +346,7 @@ export function createEngine(opts: EngineOptions): Engine {
           headers: { 'retry-after': '30' },
         });
       }
-      return handleProxyRequest(req, res, endpoint, body, {
-        catalog: () => catalog,
-        timeouts: () => ({
-          connectMs: settings.number('timeouts.connectMs'),
-          firstByteMs: settings.number('timeouts.firstByteMs'),
-          idleMs: settings.number('timeouts.idleMs'),
-          totalMs: settings.number('timeouts.totalMs'),
-        }),
-        pools,
-        clock,
-        log,
-        inFlight: inFlightByConnection,
-        resilience,
-        failoverBudgetMs: () => settings.number('routing.failoverBudgetMs'),
-        emergencyFallback: () => {
-          const target = settings.string('routing.emergencyFallback');
-          return target && settings.boolean('routing.emergencyFallbackEnabled') ? target : null;
-        },
-        errorRules: () => settings.get('providerErrorRules') as OperatorRule[],
-        flow,
-        subscription,
-        cooldownWait: () => ({
-          enabled: settings.boolean('comboCooldownWait.enabled'),
-          maxWaitMs: settings.number('comboCooldownWait.maxWaitMs'),
-          maxAttempts: settings.number('comboCooldownWait.maxAttempts'),
-          budgetMs: settings.number('comboCooldownWait.budgetMs'),
-        }),
-        events: ({ code, candidate, message }) =>
-          events.emit({
-            type: 'queue.rejected',
-            at: clock.now(),
-            provider: candidate.target.provider.id,
-            connection: candidate.connection.id,
-            code,
-            cause: message,
-          }),
-        record: (entry) => {
-          requestsTotal++;
-          if (entry.status >= 400) errorsTotal++;
-          const id = store.requestLog.append(entry);
-          events.emit({ type: 'request.completed', at: clock.now(), entry: { ...entry, id } });
-        },
-        leases,
-        gatewayKey: key,
-        watchdog: () =>
-          settings.boolean('streamRecovery.throughputWatchdog')
-            ? {
-                warmupMs: settings.number('streamRecovery.warmupMs'),
-                windowMs: settings.number('streamRecovery.windowMs'),
-                minBytesPerSecond: settings.number('streamRecovery.minBytesPerSecond'),
-                minMeasurableBytes: settings.number('streamRecovery.minMeasurableBytes'),
-              }
-            : null,
-      });
+      return handleProxyRequest(req, res, endpoint, body, pipeline, key);
     },
     admin: createAdminHandler({
       service: admin,

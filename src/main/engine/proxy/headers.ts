@@ -65,11 +65,15 @@ export function clientResponseHeaders(
   upstream: Record<string, string | string[] | undefined>,
 ): OutgoingHttpHeaders {
   const out: OutgoingHttpHeaders = {};
-  for (const [name, value] of Object.entries(upstream)) {
-    if (value === undefined) continue;
-    if (PASSED_BACK.has(name) || PASSED_BACK_PREFIXES.some((p) => name.startsWith(p))) {
-      out[name] = value;
-    }
+  for (const name in upstream) {
+    const value = upstream[name];
+    if (value !== undefined && passesBack(name)) out[name] = value;
   }
   return out;
+}
+
+function passesBack(name: string): boolean {
+  if (PASSED_BACK.has(name)) return true;
+  for (const prefix of PASSED_BACK_PREFIXES) if (name.startsWith(prefix)) return true;
+  return false;
 }

@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Dispatcher } from 'undici';
 import type { RequestLogEntry, UpstreamTimeouts } from '../../../shared/contract';
 import type { Catalog } from '../catalog';
@@ -15,10 +15,10 @@ import {
   noCandidatesLeft,
 } from '../resilience/lease-service';
 import type { ResilienceManager } from '../resilience/manager';
-import { QueueRejection } from '../resilience/request-queue';
+import { NO_RATE_LIMIT, QueueRejection } from '../resilience/request-queue';
 import type { SubscriptionService } from '../resilience/subscription-service';
 import type { ThroughputWatchdogOptions } from '../resilience/throughput-watchdog';
-import { type Candidate, expandCandidates, resolveModel } from '../routing/resolve';
+import { type Candidate, expandCandidates, resolveModel, routeModel } from '../routing/resolve';
 import {
   createStreamTranslator,
   customToolsOf,
@@ -60,6 +60,7 @@ import { emptyUsage, mergeUsage, SseUsageObserver, type Usage, usageOf } from '.
 
 export interface PipelineDeps {
   catalog(): Catalog;
+  /** The same object until settings change: merges with provider timeouts are kept by it. */
   timeouts(): UpstreamTimeouts;
   pools: UpstreamPools;
   clock: Clock;
@@ -68,8 +69,6 @@ export interface PipelineDeps {
   inFlight: Map<string, number>;
   /** Exclusive session leases (§10): fence, candidate plan, and where a managed request landed. */
   leases?: LeaseService;
-  /** The gateway API key this request presented (deps are assembled per request). */
-  gatewayKey?: GatewayKey | null;
   /** Called once per request with its log row (batched to SQLite and emitted as an event). */
   record(entry: Omit<RequestLogEntry, 'id'>): void;
   /** Breaker, cooldown and lockout state: decides which candidates may go, learns outcomes. */
@@ -155,6 +154,8 @@ export async function handleProxyRequest(
   endpoint: Endpoint,
   raw: Buffer,
   deps: PipelineDeps,
+  /** The gateway API key this request presented, if keys are configured. */
+  gatewayKey: GatewayKey | null = null,
 ): Promise<void> {
   const ctx: RequestContext = {
     endpoint,
@@ -185,7 +186,7 @@ export async function handleProxyRequest(
     const parseError = parse(ctx);
     if (parseError) return fail(ctx, res, parseError);
     // Lease fence (§10): a stale or unknown generation is refused before anything is dispatched.
-    const fenced = deps.leases?.fence(deps.gatewayKey ?? null, req.headers, ctx.now());
+    const fenced = deps.leases?.fence(gatewayKey, req.headers, ctx.now());
     if (fenced && !fenced.ok) return fail(ctx, res, fenced.error);
     ctx.lease = fenced?.managed ?? null;
     const catalog = deps.catalog();
@@ -242,9 +243,18 @@ const parse: Stage = (ctx) => {
   return null;
 };
 
-function route(ctx: RequestContext, catalog: Catalog): Candidate[] | GatewayError {
-  const resolution = resolveModel(catalog, ctx.model);
-  if (resolution.kind === 'not_found') {
+function route(ctx: RequestContext, catalog: Catalog): readonly Candidate[] | GatewayError {
+  const routed = routeModel(catalog, ctx.model);
+  if (routed.expansion === null) {
+    const { resolution } = routed;
+    if (resolution.kind === 'ambiguous') {
+      return invalid(
+        'ambiguous_model',
+        `model "${ctx.model}" is listed by several providers (${resolution.providers.join(', ')}); ` +
+          `name one as "provider/${ctx.model}" or define a combo`,
+        'model',
+      );
+    }
     return {
       status: 404,
       kind: 'not_found',
@@ -253,18 +263,11 @@ function route(ctx: RequestContext, catalog: Catalog): Candidate[] | GatewayErro
       message: `model "${ctx.model}" is not known to Breakwater; looked in: ${resolution.lookedIn.join('; ')}`,
     };
   }
-  if (resolution.kind === 'ambiguous') {
-    return invalid(
-      'ambiguous_model',
-      `model "${ctx.model}" is listed by several providers (${resolution.providers.join(', ')}); ` +
-        `name one as "provider/${ctx.model}" or define a combo`,
-      'model',
-    );
-  }
+  const { resolution } = routed;
   if (resolution.combo) ctx.steps.push(`combo ${resolution.combo}`);
   // Translation happens later, per candidate about to be tried (dispatch): the first target
   // serves almost every request, so translating for all of them up front is wasted work.
-  const { candidates, unexecutable } = expandCandidates(resolution.targets);
+  const { candidates, unexecutable } = routed.expansion;
   if (candidates.length === 0) {
     const reasons = unexecutable.map((u) => `${u.target}: ${u.reason}`).join('; ');
     return {
@@ -369,8 +372,20 @@ function upstreamPathFor(ctx: RequestContext, candidate: Candidate): string {
   return upstreamPath(candidate.target.provider.format, ctx.endpoint.path) + ctx.search;
 }
 
+// A provider's own timeouts over the settings, merged once per provider and settings change.
+const mergedTimeouts = new WeakMap<
+  Candidate['target']['provider'],
+  { base: UpstreamTimeouts; merged: UpstreamTimeouts }
+>();
+
 function timeoutsFor(candidate: Candidate, deps: PipelineDeps): UpstreamTimeouts {
-  return { ...deps.timeouts(), ...candidate.target.provider.timeouts };
+  const base = deps.timeouts();
+  const provider = candidate.target.provider;
+  const known = mergedTimeouts.get(provider);
+  if (known?.base === base) return known.merged;
+  const merged = { ...base, ...provider.timeouts };
+  mergedTimeouts.set(provider, { base, merged });
+  return merged;
 }
 
 /** A target routing passed over, for `diagnostics.excluded` and the decision header. */
@@ -400,7 +415,7 @@ async function dispatch(
   ctx: RequestContext,
   req: IncomingMessage,
   res: ServerResponse,
-  candidates: Candidate[],
+  candidates: readonly Candidate[],
   catalog: Catalog,
   deps: PipelineDeps,
 ): Promise<void> {
@@ -471,8 +486,9 @@ async function dispatch(
         );
         continue;
       }
-      const translated = translateFor(ctx, [candidate.target]);
-      if ('status' in translated) {
+      const translated =
+        wireFor(ctx, candidate) === null ? null : translateFor(ctx, [candidate.target]);
+      if (translated && 'status' in translated) {
         untranslatable = translated;
         excluded.push({
           target: label,
@@ -606,7 +622,7 @@ async function dispatch(
       flow.queues.learn(
         candidate.target.provider.id,
         connId,
-        candidate.connection.options?.rateLimit ?? {},
+        candidate.connection.options?.rateLimit ?? NO_RATE_LIMIT,
         upstream.headers,
       );
       ctx.egressIp = deps.pools.egressOf(candidate.target.provider.id);
@@ -721,8 +737,11 @@ async function dispatch(
    * priority order with connections at their `maxConcurrent` moved behind the others of the
    * same target (a preference, never a refusal).
    */
-  function byPreference(list: Candidate[], sessionId: string | null): Candidate[] {
+  function byPreference(list: readonly Candidate[], sessionId: string | null): Candidate[] {
     const pinned = sessionId ? flow.pinned(sessionId, ctx.now()) : null;
+    if (pinned === null && grouped(list) && !list.some((c) => flow.saturated(c.connection))) {
+      return [...list];
+    }
     const rank = (c: Candidate) => (pinned !== null && c.connection.id === pinned ? 0 : 1);
     const indexed = list.map((c, i) => ({ c, i, saturated: flow.saturated(c.connection) ? 1 : 0 }));
     const targetOrder = new Map<string, number>();
@@ -873,6 +892,16 @@ async function dispatch(
   }
 }
 
+/** True when each target's candidates are adjacent, so priority order needs no regrouping. */
+function grouped(list: readonly Candidate[]): boolean {
+  for (let i = 1; i < list.length; i++) {
+    const label = list[i]!.target.label;
+    if (label === list[i - 1]!.target.label) continue;
+    for (let j = 0; j < i - 1; j++) if (list[j]!.target.label === label) return false;
+  }
+  return true;
+}
+
 /**
  * The upstream broke its answer after the head (reset, stall, an error event mid-stream, a body
  * that is not what it claimed): a provider failure, not a success.
@@ -913,11 +942,14 @@ function markClientAbort(ctx: RequestContext): void {
   ctx.errorMessage = 'client disconnected before the answer was complete';
 }
 
-function decisionHeaders(ctx: RequestContext, candidate: Candidate): Record<string, string> {
-  const out: Record<string, string> = {
-    'x-breakwater-decision': ctx.steps.join('; '),
-    'x-breakwater-connection': candidate.connection.id,
-  };
+/** Adds the routing decision headers to `out` (built once per answer, never copied). */
+function addDecisionHeaders(
+  out: OutgoingHttpHeaders,
+  ctx: RequestContext,
+  candidate: Candidate,
+): OutgoingHttpHeaders {
+  out['x-breakwater-decision'] = ctx.steps.join('; ');
+  out['x-breakwater-connection'] = candidate.connection.id;
   const translated = translatedFor(ctx, candidate);
   if (translated) {
     out['x-breakwater-translated'] = `${ctx.endpoint.format} -> ${translated.wire}`;
@@ -956,12 +988,10 @@ function relayError(
   if (cls.clientRetryAfterMs !== null && headers['retry-after'] === undefined) {
     headers['retry-after'] = String(Math.ceil(cls.clientRetryAfterMs / 1000));
   }
-  res.writeHead(status, {
-    ...headers,
-    ...decisionHeaders(ctx, candidate),
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(body),
-  });
+  addDecisionHeaders(headers, ctx, candidate);
+  headers['content-type'] = 'application/json';
+  headers['content-length'] = Buffer.byteLength(body);
+  res.writeHead(status, headers);
   res.end(body);
   ctx.bytesOut = Buffer.byteLength(body);
 }
@@ -997,7 +1027,7 @@ async function relay(
   }
   ctx.status = upstream.statusCode;
   const open = () => {
-    res.writeHead(upstream.statusCode, { ...headers, ...decisionHeaders(ctx, candidate) });
+    res.writeHead(upstream.statusCode, addDecisionHeaders(headers, ctx, candidate));
     // Headers go out now: a streaming client must not wait for the first token to see them.
     // A whole body follows at once, and its headers leave with its first write (one syscall).
     if (isSse) res.flushHeaders();
@@ -1084,10 +1114,8 @@ async function relay(
   if (observer) ctx.usage = observer.usage;
   else if (keptBytes > 0 && keptBytes < NON_STREAM_USAGE_LIMIT) {
     try {
-      const parsed = JSON.parse(Buffer.concat(kept, keptBytes).toString('utf8')) as Record<
-        string,
-        unknown
-      >;
+      const whole = kept.length === 1 ? kept[0]! : Buffer.concat(kept, keptBytes);
+      const parsed = JSON.parse(whole.toString('utf8')) as Record<string, unknown>;
       mergeUsage(ctx.usage, usageOf(parsed));
     } catch {
       // A non-JSON success body carries no usage to count.
@@ -1242,25 +1270,21 @@ async function relayTranslated(
       markClientAbort(ctx);
       return;
     }
-    res.writeHead(upstream.statusCode, {
-      ...headers,
-      ...decisionHeaders(ctx, candidate),
-      'content-type': 'application/json',
-      'content-length': Buffer.byteLength(body),
-    });
+    addDecisionHeaders(headers, ctx, candidate);
+    headers['content-type'] = 'application/json';
+    headers['content-length'] = Buffer.byteLength(body);
+    res.writeHead(upstream.statusCode, headers);
     res.end(body);
     ctx.bytesOut = Buffer.byteLength(body);
     return;
   }
 
   const open = () => {
-    res.writeHead(upstream.statusCode, {
-      ...headers,
-      ...decisionHeaders(ctx, candidate),
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache',
-      'x-accel-buffering': 'no',
-    });
+    addDecisionHeaders(headers, ctx, candidate);
+    headers['content-type'] = 'text/event-stream; charset=utf-8';
+    headers['cache-control'] = 'no-cache';
+    headers['x-accel-buffering'] = 'no';
+    res.writeHead(upstream.statusCode, headers);
     res.flushHeaders();
   };
   const watch = isSse ? watchFor(ctx, wire, upstream) : null;

@@ -13,12 +13,22 @@ export interface UpstreamCall {
   signal: AbortSignal;
 }
 
+interface PoolEntry {
+  origin: string;
+  connectMs: number;
+  pool: Pool;
+  /** Local address the pool's sockets last left from. */
+  egress: string | null;
+}
+
 /**
  * Keep-alive connection pools, one per provider origin, reused across requests. A provider
  * whose base URL or connect timeout changes gets a fresh pool; the old one drains.
  */
 export class UpstreamPools {
-  private readonly pools = new Map<string, { key: string; pool: Pool; egress: string | null }>();
+  private readonly pools = new Map<string, PoolEntry>();
+  /** Base URLs parsed once: origin (the pool) and path prefix (every request's path). */
+  private readonly bases = new Map<string, { origin: string; prefix: string }>();
 
   /**
    * No cap on sockets per origin by default: an LLM stream holds its socket for minutes, so a
@@ -28,15 +38,24 @@ export class UpstreamPools {
    */
   constructor(private readonly connectionsPerOrigin: number | null = null) {}
 
-  private poolFor(provider: CatalogProvider, connectMs: number): Pool {
-    const origin = new URL(provider.baseUrl).origin;
-    const key = `${origin}|${connectMs}`;
+  private baseOf(baseUrl: string): { origin: string; prefix: string } {
+    let base = this.bases.get(baseUrl);
+    if (!base) {
+      const url = new URL(baseUrl);
+      base = { origin: url.origin, prefix: url.pathname.replace(/\/+$/, '') };
+      this.bases.set(baseUrl, base);
+    }
+    return base;
+  }
+
+  private poolFor(provider: CatalogProvider, origin: string, connectMs: number): Pool {
     const existing = this.pools.get(provider.id);
-    if (existing?.key === key) return existing.pool;
+    if (existing?.origin === origin && existing.connectMs === connectMs) return existing.pool;
     if (existing) void existing.pool.close().catch(() => {});
     const connector = buildConnector({ timeout: connectMs });
-    const entry: { key: string; pool: Pool; egress: string | null } = {
-      key,
+    const entry: PoolEntry = {
+      origin,
+      connectMs,
       pool: undefined as unknown as Pool,
       egress: null,
     };
@@ -62,9 +81,8 @@ export class UpstreamPools {
   }
 
   request(call: UpstreamCall): Promise<Dispatcher.ResponseData> {
-    const base = new URL(call.provider.baseUrl);
-    const prefix = base.pathname.replace(/\/+$/, '');
-    return this.poolFor(call.provider, call.timeouts.connectMs).request({
+    const { origin, prefix } = this.baseOf(call.provider.baseUrl);
+    return this.poolFor(call.provider, origin, call.timeouts.connectMs).request({
       method: 'POST',
       path: `${prefix}${call.path}`,
       headers: call.headers,
@@ -77,6 +95,8 @@ export class UpstreamPools {
 
   /** Drops pools of providers that no longer exist. */
   retain(providerIds: Iterable<string>): void {
+    // Base URLs may have changed with the catalog; the parse cache starts over.
+    this.bases.clear();
     const keep = new Set(providerIds);
     for (const [id, entry] of this.pools) {
       if (!keep.has(id)) {

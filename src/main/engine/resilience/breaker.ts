@@ -161,7 +161,7 @@ export class CircuitBreaker {
     const failures = Math.max(0, s.failures - 1);
     if (s.name === 'DEGRADED' && failures < degradationThreshold(this.profile)) {
       this.move({ name: 'CLOSED', failures }, now, 'failures fell below the degraded threshold');
-    } else {
+    } else if (failures !== s.failures) {
       this.state = { ...s, failures };
     }
   }
@@ -210,7 +210,7 @@ export class CircuitBreaker {
         now,
         `${failures} failure${failures === 1 ? '' : 's'}, last: ${cause}`,
       );
-    } else {
+    } else if (failures !== s.failures) {
       this.state = { ...s, failures };
     }
   }

@@ -6,8 +6,8 @@ import type { SessionPinRepo } from '../store';
 import { effectiveExpiration, type QueueLimits, resolveLimits } from './admission';
 import { SessionAffinity } from './affinity';
 import { DeferredFlush } from './deferred-flush';
-import { type QueueSlot, RequestQueues } from './request-queue';
-import { type Permit, Semaphore } from './semaphore';
+import { NO_RATE_LIMIT, type QueueSlot, RequestQueues } from './request-queue';
+import { type Permit, Semaphore, type SemaphoreOptions } from './semaphore';
 
 export interface FlowDeps {
   settings: Settings;
@@ -34,21 +34,40 @@ export class FlowControl {
   readonly queues = new RequestQueues();
   readonly affinity: SessionAffinity;
   private readonly flusher: DeferredFlush;
+  // Read for every attempt: computed once per settings change.
+  private readonly concurrency: () => { enabled: boolean; options: SemaphoreOptions };
+  private readonly queueLimits: () => QueueLimits;
+  readonly ttlMs: () => number;
 
   constructor(private readonly deps: FlowDeps) {
     this.flusher = new DeferredFlush(deps.flushIntervalMs ?? 1_000, () => this.flush());
+    this.concurrency = deps.settings.derived((s) => ({
+      enabled: s.boolean('concurrencyLimit.enabled'),
+      options: {
+        maxWaiting: s.number('concurrencyLimit.maxWaiting'),
+        waitTimeoutMs: s.number('concurrencyLimit.waitTimeoutMs'),
+      },
+    }));
+    this.queueLimits = deps.settings.derived((s) =>
+      resolveLimits(
+        {
+          maxWaitMs: s.number('rateLimit.maxWaitMs'),
+          executionMaxWaitMs: s.number('rateLimit.executionMaxWaitMs'),
+          maxQueueDepth: s.number('rateLimit.maxQueueDepth'),
+        },
+        undefined,
+      ),
+    );
+    this.ttlMs = deps.settings.derived((s) => s.number('sessionAffinityTtlMs'));
     this.affinity = new SessionAffinity(deps.pins.load(deps.now()));
   }
 
   private semaphore(conn: CatalogConnection): Semaphore {
-    const s = this.deps.settings;
-    const limit = s.boolean('concurrencyLimit.enabled') ? (conn.maxConcurrent ?? 0) : 0;
+    const { enabled, options } = this.concurrency();
+    const limit = enabled ? (conn.maxConcurrent ?? 0) : 0;
     let sem = this.semaphores.get(conn.id);
     if (!sem) {
-      sem = new Semaphore(limit, {
-        maxWaiting: s.number('concurrencyLimit.maxWaiting'),
-        waitTimeoutMs: s.number('concurrencyLimit.waitTimeoutMs'),
-      });
+      sem = new Semaphore(limit, options);
       this.semaphores.set(conn.id, sem);
     } else {
       sem.setLimit(limit);
@@ -62,15 +81,8 @@ export class FlowControl {
   }
 
   limits(conn: CatalogConnection): QueueLimits {
-    const s = this.deps.settings;
-    return resolveLimits(
-      {
-        maxWaitMs: s.number('rateLimit.maxWaitMs'),
-        executionMaxWaitMs: s.number('rateLimit.executionMaxWaitMs'),
-        maxQueueDepth: s.number('rateLimit.maxQueueDepth'),
-      },
-      conn.options?.rateLimitOverrides,
-    );
+    const overrides = conn.options?.rateLimitOverrides;
+    return overrides ? resolveLimits(this.queueLimits(), overrides) : this.queueLimits();
   }
 
   /**
@@ -96,7 +108,7 @@ export class FlowControl {
       slot = await this.queues.acquire(
         provider,
         conn.id,
-        conn.options?.rateLimit ?? {},
+        conn.options?.rateLimit ?? NO_RATE_LIMIT,
         limits,
         effectiveExpiration(limits, upstreamTotalMs),
         signal,
@@ -117,10 +129,6 @@ export class FlowControl {
   }
 
   // ------------------------------------------------------------------ affinity
-
-  ttlMs(): number {
-    return this.deps.settings.number('sessionAffinityTtlMs');
-  }
 
   pinned(session: string, now: number): string | null {
     const c = this.affinity.pinned(session, now, this.ttlMs());

@@ -72,7 +72,7 @@ export interface LeaseSkip {
 
 /** Candidates the pipeline may try, in order, plus what leases took away (for diagnostics). */
 export interface LeasePlan {
-  candidates: Candidate[];
+  candidates: readonly Candidate[];
   skipped: LeaseSkip[];
   /** A routing step for the decision header, e.g. `lease g2 on oa-1`. */
   note: string | null;
@@ -565,7 +565,7 @@ export class LeaseService {
    */
   plan(
     managed: ManagedLease | null,
-    candidates: Candidate[],
+    candidates: readonly Candidate[],
     now: number,
   ): LeasePlan | GatewayError {
     this.expire(now);

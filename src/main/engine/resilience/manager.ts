@@ -57,6 +57,40 @@ export interface ManagerDeps {
 const EGRESS_LOOKBACK_MS = 24 * 3_600_000;
 const EGRESS_CACHE_MS = 5 * 60_000;
 
+function derivedSettings(settings: Settings) {
+  const breaker = (a: AuthClass) =>
+    settings.derived(
+      (s): BreakerProfile => ({
+        degradationThreshold: s.number(`breaker.${a}.degradationThreshold`),
+        failureThreshold: s.number(`breaker.${a}.failureThreshold`),
+        resetTimeoutMs: s.number(`breaker.${a}.resetTimeoutMs`),
+      }),
+    );
+  const providerCooldown = (p: 'api_key' | 'oauth') =>
+    settings.derived(
+      (s): ProviderCooldownProfile => ({
+        providerFailureThreshold: s.number(`providerCooldown.${p}.providerFailureThreshold`),
+        providerFailureWindowMs: s.number(`providerCooldown.${p}.providerFailureWindowMs`),
+        providerCooldownMs: s.number(`providerCooldown.${p}.providerCooldownMs`),
+      }),
+    );
+  return {
+    breaker: { api_key: breaker('api_key'), oauth: breaker('oauth'), local: breaker('local') },
+    providerCooldown: { api_key: providerCooldown('api_key'), oauth: providerCooldown('oauth') },
+    providerCooldownEnabled: settings.derived((s) => s.boolean('providerCooldown.enabled')),
+    lockout: settings.derived(
+      (s): LockoutSettings => ({
+        enabled: s.boolean('modelLockout.enabled'),
+        errorCodes: s.get('modelLockout.errorCodes') as number[],
+        baseCooldownMs: s.number('modelLockout.baseCooldownMs'),
+        maxCooldownMs: s.number('modelLockout.maxCooldownMs'),
+        maxBackoffSteps: s.number('modelLockout.maxBackoffSteps'),
+        useExponentialBackoff: s.boolean('modelLockout.useExponentialBackoff'),
+      }),
+    ),
+  };
+}
+
 function excerpt(text: string, max = 200): string {
   const t = text.replace(/\s+/g, ' ').trim();
   return t.length > max ? `${t.slice(0, max)}…` : t;
@@ -81,9 +115,12 @@ export class ResilienceManager {
   };
   private readonly egressCache = new Map<string, { ip: string | null; at: number }>();
   private readonly flusher: DeferredFlush;
+  /** Settings read for every candidate of every request, computed once per settings change. */
+  private readonly derived: ReturnType<typeof derivedSettings>;
 
   constructor(private readonly deps: ManagerDeps) {
     this.flusher = new DeferredFlush(deps.flushIntervalMs ?? 250, () => this.flush());
+    this.derived = derivedSettings(deps.settings);
     this.restoredBreakers = deps.repo.loadBreakers();
     this.health = deps.repo.loadHealth();
     this.lockouts = new ModelLockouts(deps.repo.loadLockouts());
@@ -91,35 +128,8 @@ export class ResilienceManager {
 
   // ---------------------------------------------------------------- settings
 
-  private breakerProfile(authClass: AuthClass): BreakerProfile {
-    const s = this.deps.settings;
-    return {
-      degradationThreshold: s.number(`breaker.${authClass}.degradationThreshold`),
-      failureThreshold: s.number(`breaker.${authClass}.failureThreshold`),
-      resetTimeoutMs: s.number(`breaker.${authClass}.resetTimeoutMs`),
-    };
-  }
-
-  private providerCooldownProfile(authClass: AuthClass): ProviderCooldownProfile {
-    const p = authClass === 'oauth' ? 'oauth' : 'api_key';
-    const s = this.deps.settings;
-    return {
-      providerFailureThreshold: s.number(`providerCooldown.${p}.providerFailureThreshold`),
-      providerFailureWindowMs: s.number(`providerCooldown.${p}.providerFailureWindowMs`),
-      providerCooldownMs: s.number(`providerCooldown.${p}.providerCooldownMs`),
-    };
-  }
-
   lockoutSettings(): LockoutSettings {
-    const s = this.deps.settings;
-    return {
-      enabled: s.boolean('modelLockout.enabled'),
-      errorCodes: s.get('modelLockout.errorCodes') as number[],
-      baseCooldownMs: s.number('modelLockout.baseCooldownMs'),
-      maxCooldownMs: s.number('modelLockout.maxCooldownMs'),
-      maxBackoffSteps: s.number('modelLockout.maxBackoffSteps'),
-      useExponentialBackoff: s.boolean('modelLockout.useExponentialBackoff'),
-    };
+    return this.derived.lockout();
   }
 
   private cooldownOptions(conn: CatalogConnection, authClass: AuthClass) {
@@ -135,7 +145,7 @@ export class ResilienceManager {
 
   private breaker(provider: CatalogProvider): CircuitBreaker {
     let b = this.breakers.get(provider.id);
-    const profile = this.breakerProfile(provider.authClass);
+    const profile = this.derived.breaker[provider.authClass]();
     if (!b) {
       b = new CircuitBreaker(
         provider.id,
@@ -229,7 +239,7 @@ export class ResilienceManager {
         detail: `circuit of ${provider.id} is ${state === 'OPEN' ? 'open' : 'half-open with a probe in flight'}`,
       };
     }
-    if (this.deps.settings.boolean('providerCooldown.enabled')) {
+    if (this.derived.providerCooldownEnabled()) {
       const pc = this.providerCooldowns.get(provider.id);
       if (pc?.cooling(now)) {
         return {
@@ -349,10 +359,10 @@ export class ResilienceManager {
     cause: string,
   ): void {
     this.breaker(provider).recordFailure(now, probe, cause);
-    if (this.deps.settings.boolean('providerCooldown.enabled')) {
+    if (this.derived.providerCooldownEnabled()) {
       const until = this.providerCooldown(provider.id).recordFailure(
         now,
-        this.providerCooldownProfile(provider.authClass),
+        this.derived.providerCooldown[provider.authClass === 'oauth' ? 'oauth' : 'api_key'](),
       );
       if (until !== null)
         this.deps.emit({ type: 'provider.cooldown', at: now, provider: provider.id, until, cause });

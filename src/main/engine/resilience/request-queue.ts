@@ -8,6 +8,9 @@ export interface RateLimit {
   requestsPerMinute?: number;
 }
 
+/** A connection without configured limits (shared, never mutated). */
+export const NO_RATE_LIMIT: Readonly<RateLimit> = Object.freeze({});
+
 export class QueueRejection extends Error {
   constructor(
     readonly code: QueueCode,
@@ -37,6 +40,12 @@ interface Entry {
 function isLimited(e: Entry): boolean {
   return Boolean(
     (e.rateLimit.concurrency ?? 0) > 0 || e.rateLimit.requestsPerMinute || e.learnedRpm,
+  );
+}
+
+function sameRateLimit(a: RateLimit, b: RateLimit): boolean {
+  return (
+    a === b || (a.concurrency === b.concurrency && a.requestsPerMinute === b.requestsPerMinute)
   );
 }
 
@@ -82,7 +91,7 @@ export class RequestQueues {
         rejected: 0,
       };
       this.entries.set(key, e);
-    } else if (JSON.stringify(e.rateLimit) !== JSON.stringify(rateLimit)) {
+    } else if (!sameRateLimit(e.rateLimit, rateLimit)) {
       e.rateLimit = rateLimit;
       e.limiter.updateSettings(limiterSettings(rateLimit, e.learnedRpm));
     }

@@ -113,3 +113,38 @@ export function expandCandidates(targets: Target[]): {
   }
   return { candidates, unexecutable };
 }
+
+/** A model name's resolution and, when it names targets, their candidates. */
+export type Route =
+  | {
+      readonly resolution: Extract<Resolution, { kind: 'targets' }>;
+      readonly expansion: {
+        readonly candidates: readonly Candidate[];
+        readonly unexecutable: readonly Unexecutable[];
+      };
+    }
+  | { readonly resolution: Exclude<Resolution, { kind: 'targets' }>; readonly expansion: null };
+
+// Names a client may send are unbounded; the ones a gateway really serves are few.
+const ROUTE_CACHE_LIMIT = 256;
+const routes = new WeakMap<Catalog, Map<string, Route>>();
+
+/**
+ * `resolveModel` then `expandCandidates`, remembered per catalog: a catalog never changes (a
+ * reload builds a new one), and every request of a session names the same model. Names that
+ * resolve to nothing are not remembered. The result is shared: callers must not mutate it.
+ */
+export function routeModel(catalog: Catalog, model: string): Route {
+  let cache = routes.get(catalog);
+  const hit = cache?.get(model);
+  if (hit) return hit;
+  const resolution = resolveModel(catalog, model);
+  if (resolution.kind !== 'targets') return { resolution, expansion: null };
+  const route: Route = { resolution, expansion: expandCandidates(resolution.targets) };
+  if (!cache) {
+    cache = new Map();
+    routes.set(catalog, cache);
+  }
+  if (cache.size < ROUTE_CACHE_LIMIT) cache.set(model, route);
+  return route;
+}

@@ -76,6 +76,8 @@ export class Settings {
   private readonly defaults = new Map<string, { value: Value; source: 'default' | 'env' }>();
   private saved = new Map<string, Value>();
   private readonly byKey: Map<string, SettingDef>;
+  /** Bumped whenever values may have changed, so `derived` getters know to recompute. */
+  private version = 0;
 
   constructor(
     private readonly store: SettingsStore,
@@ -112,6 +114,23 @@ export class Settings {
       else next.set(key, value);
     }
     this.saved = next;
+    this.version++;
+  }
+
+  /**
+   * A value computed from settings, recomputed only after an update: the request path reads
+   * timeouts, profiles and limits several times per request, and they change rarely.
+   */
+  derived<T>(compute: (settings: Settings) => T): () => T {
+    let seen = -1;
+    let value: T;
+    return () => {
+      if (seen !== this.version) {
+        value = compute(this);
+        seen = this.version;
+      }
+      return value;
+    };
   }
 
   private def(key: string): SettingDef | undefined {

@@ -91,10 +91,10 @@ const COLUMNS =
   'ttfb_ms, stream, bytes_in, bytes_out, input_tokens, output_tokens, cached_tokens, ' +
   'error_class, error_message, decision, egress_ip';
 
-const INSERT_VALUES =
-  '@id, @at, @clientFormat, @modelRequested, @target, @provider, @connection, @status, ' +
-  '@latencyMs, @ttfbMs, @stream, @bytesIn, @bytesOut, @inputTokens, @outputTokens, ' +
-  '@cachedTokens, @errorClass, @errorMessage, @decision, @egressIp';
+// Positional parameters, in COLUMNS order: binding by name costs a lookup per column per row.
+const INSERT_VALUES = COLUMNS.split(',')
+  .map(() => '?')
+  .join(', ');
 
 export function createRequestLog(db: Db, opts: RequestLogOptions = {}): RequestLog {
   const flushIntervalMs = Math.max(1, opts.flushIntervalMs ?? 250);
@@ -164,7 +164,30 @@ export function createRequestLog(db: Db, opts: RequestLogOptions = {}): RequestL
     const first = batch[0];
     const maxId = maxIdStmt.get() ?? 0;
     if (first && maxId >= first.id) renumberPending(maxId + 1);
-    for (const entry of batch) insertStmt.run({ ...entry, stream: entry.stream ? 1 : 0 });
+    for (const e of batch) {
+      insertStmt.run(
+        e.id,
+        e.at,
+        e.clientFormat,
+        e.modelRequested,
+        e.target,
+        e.provider,
+        e.connection,
+        e.status,
+        e.latencyMs,
+        e.ttfbMs,
+        e.stream ? 1 : 0,
+        e.bytesIn,
+        e.bytesOut,
+        e.inputTokens,
+        e.outputTokens,
+        e.cachedTokens,
+        e.errorClass,
+        e.errorMessage,
+        e.decision,
+        e.egressIp,
+      );
+    }
   });
 
   const prune = db.transaction((cutoff: number) => {
