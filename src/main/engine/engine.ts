@@ -305,7 +305,10 @@ export function createEngine(opts: EngineOptions): Engine {
       requestsTotal++;
       if (entry.status >= 400) errorsTotal++;
       const id = store.requestLog.append(entry);
-      events.emit({ type: 'request.completed', at: clock.now(), entry: { ...entry, id } });
+      // Nobody listening (no dashboard open) is the common case: skip building the event.
+      if (events.size > 0) {
+        events.emit({ type: 'request.completed', at: clock.now(), entry: { ...entry, id } });
+      }
     },
     leases,
     watchdog: settings.derived((s) =>

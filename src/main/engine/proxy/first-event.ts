@@ -88,6 +88,14 @@ function blankLine(bytes: Buffer, from: number): { end: number; next: number } |
   return null;
 }
 
+/**
+ * Whether an event could be an error: every error shape above has "error" in its name, type or
+ * key, unless JSON escapes spell it. Healthy streams skip parsing their first event.
+ */
+function mayBeError(block: string): boolean {
+  return block.includes('error') || block.includes('\\u');
+}
+
 /** Whether a block is an event rather than only comment lines (or nothing). */
 function isEvent(block: string): boolean {
   return block.split(/\r?\n/).some((l) => l && !l.startsWith(':'));
@@ -124,7 +132,8 @@ export async function peekOpeningError(body: Readable): Promise<StreamOpeningErr
       }
     }
     if (firstEvent !== undefined || size >= PEEK_LIMIT) {
-      const parsed = firstEvent !== undefined ? parseFirstEvent(firstEvent) : null;
+      const parsed =
+        firstEvent !== undefined && mayBeError(firstEvent) ? parseFirstEvent(firstEvent) : null;
       const err = parsed ? openingError(parsed.name, parsed.data) : null;
       if (err) return { status: statusOf(err), raw: Buffer.from(JSON.stringify(parsed!.data)) };
       break;

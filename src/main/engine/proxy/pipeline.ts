@@ -121,6 +121,8 @@ interface RequestContext {
   lease?: ManagedLease | null;
   /** Throughput watchdog settings (§6) for this request's streams; null when it is off. */
   readonly watchdog: ThroughputWatchdogOptions | null;
+  /** Cancels the upstream attempt in flight when the client goes away (one listener per request). */
+  abortAttempt: (() => void) | null;
 }
 
 type Stage = (ctx: RequestContext) => GatewayError | null;
@@ -178,9 +180,11 @@ export async function handleProxyRequest(
     clientGone: false,
     egressIp: null,
     watchdog: deps.watchdog?.() ?? null,
+    abortAttempt: null,
   };
   res.once('close', () => {
     if (!res.writableFinished) ctx.clientGone = true;
+    ctx.abortAttempt?.();
   });
   try {
     const parseError = parse(ctx);
@@ -515,8 +519,7 @@ async function dispatch(
     const timeouts = timeoutsFor(candidate, deps);
     const attemptMs = Math.min(timeouts.totalMs, budgetEnd - now);
     const controller = new AbortController();
-    const abortOnClose = () => controller.abort(new ClientAbortError());
-    res.once('close', abortOnClose);
+    ctx.abortAttempt = () => controller.abort(new ClientAbortError());
     let hold: FlowHold | null = null;
     let admission: { ok: true; probe: boolean; ticket: number | null } | null = null;
     let deadline: NodeJS.Timeout | null = null;
@@ -584,7 +587,7 @@ async function dispatch(
           });
         // Anthropic subscription accounts (§2): a 5-hour limit 429 is answered on this
         // connection (limit reset, low-priority lane) before classification and cooldown see it.
-        upstream = deps.subscription
+        upstream = deps.subscription?.applies(candidate)
           ? await deps.subscription.send(
               candidate,
               secret,
@@ -592,8 +595,8 @@ async function dispatch(
               controller.signal,
               send,
             )
-          : await send({});
-        opening = await openingErrorOf(upstream);
+          : await send(NO_EXTRA_HEADERS);
+        if (isEventStream(upstream)) opening = await openingErrorOf(upstream);
       } catch (err) {
         if (controller.signal.reason instanceof ExecutionExpiredError) {
           settled = true;
@@ -694,7 +697,7 @@ async function dispatch(
         deps.inFlight.set(connId, (deps.inFlight.get(connId) ?? 1) - 1);
       }
       hold?.release();
-      res.off('close', abortOnClose);
+      ctx.abortAttempt = null;
     }
   }
 
@@ -915,12 +918,17 @@ function brokeOffUpstream(errorClass: string | null): boolean {
   );
 }
 
+const NO_EXTRA_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+
+function isEventStream(upstream: Dispatcher.ResponseData): boolean {
+  return String(upstream.headers['content-type'] ?? '').includes('text/event-stream');
+}
+
 /** A 200 event stream's opening error (RESILIENCE.md §7, a Breakwater addition), if any. */
 async function openingErrorOf(
   upstream: Dispatcher.ResponseData,
 ): Promise<StreamOpeningError | null> {
   if (upstream.statusCode !== 200) return null;
-  if (!String(upstream.headers['content-type'] ?? '').includes('text/event-stream')) return null;
   return peekOpeningError(upstream.body);
 }
 
@@ -1017,7 +1025,7 @@ async function relay(
 ): Promise<'retry' | undefined> {
   const translated = translatedFor(ctx, candidate);
   if (translated) return relayTranslated(ctx, res, upstream, signal, candidate, translated.wire);
-  const isSse = String(upstream.headers['content-type'] ?? '').includes('text/event-stream');
+  const isSse = isEventStream(upstream);
   const headers = clientResponseHeaders(upstream.headers);
   const contentLength = upstream.headers['content-length'];
   if (!isSse && typeof contentLength === 'string') headers['content-length'] = contentLength;
@@ -1205,7 +1213,7 @@ async function relayTranslated(
   wire: WireFormat,
 ): Promise<'retry' | undefined> {
   const client = ctx.endpoint.format;
-  const isSse = String(upstream.headers['content-type'] ?? '').includes('text/event-stream');
+  const isSse = isEventStream(upstream);
   const headers = clientResponseHeaders(upstream.headers);
   delete headers['content-type'];
   const customTools = translatedFor(ctx, candidate)?.customTools;

@@ -50,6 +50,8 @@ const NEWLINE = 0x0a;
 const MAX_LINE = 16 * 1024 * 1024;
 const DATA = Buffer.from('data:');
 const USAGE = Buffer.from('"usage"');
+const USAGE_TAIL = Buffer.from('usage"');
+const QUOTE = 0x22;
 const NULL_VALUE = Buffer.from(':null');
 const UNICODE_ESCAPE = Buffer.from('\\u');
 
@@ -58,6 +60,22 @@ function bytesAt(buf: Buffer, pos: number, end: number, expected: Buffer): boole
   if (pos + expected.length > end) return false;
   for (let i = 0; i < expected.length; i++) if (buf[pos + i] !== expected[i]) return false;
   return true;
+}
+
+/**
+ * Index of the next `"usage"` at or after `from`, or -1. The search is for `usage"` and the
+ * quote before it is checked after: JSON is full of quotes, so a needle that starts with one
+ * stops the native search at every string (six times slower over a typical stream).
+ */
+function nextUsage(buf: Buffer, from: number): number {
+  for (
+    let at = buf.indexOf(USAGE_TAIL, from + 1);
+    at !== -1;
+    at = buf.indexOf(USAGE_TAIL, at + 1)
+  ) {
+    if (buf[at - 1] === QUOTE) return at - 1;
+  }
+  return -1;
 }
 
 /**
@@ -108,13 +126,13 @@ export class SseUsageObserver {
   private lines(buf: Buffer, from: number, lastNl: number): void {
     // The first `\u` at or after the line being read (buf.length: none), searched when needed.
     let nextEscape = -1;
-    let at = buf.indexOf(USAGE, from);
+    let at = nextUsage(buf, from);
     while (at !== -1 && at < lastNl) {
       const start = buf.lastIndexOf(NEWLINE, at) + 1;
       const end = buf.indexOf(NEWLINE, at);
       // Chat streams with include_usage send `"usage":null` in every chunk, which counts nothing.
       let onlyNull = true;
-      for (; at !== -1 && at < end; at = buf.indexOf(USAGE, at + 1)) {
+      for (; at !== -1 && at < end; at = nextUsage(buf, at + 1)) {
         onlyNull &&= bytesAt(buf, at + USAGE.length, end, NULL_VALUE);
       }
       if (!bytesAt(buf, start, end, DATA)) continue;

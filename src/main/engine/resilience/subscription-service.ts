@@ -83,7 +83,8 @@ export class SubscriptionService {
   }
 
   /** Whether the subscription options can act on this candidate at all. */
-  private applies(c: Candidate): boolean {
+  /** Whether `send` does anything for this candidate (else call the upstream directly). */
+  applies(c: Candidate): boolean {
     const o = c.connection.options;
     return (
       c.target.provider.format === 'anthropic' &&
