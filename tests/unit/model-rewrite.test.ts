@@ -185,3 +185,43 @@ describe('rewriteTopLevelModel', () => {
     );
   });
 });
+
+describe('rewriteTopLevelModel on a body already parsed (knownValid)', () => {
+  const known = (text: string, model: string): string | null => {
+    const out = rewriteTopLevelModel(Buffer.from(text, 'utf8'), model, true);
+    return out === null ? null : out.toString('utf8');
+  };
+
+  it('gives what the full scan gives, model first or not, for any spacing and escapes', () => {
+    // Bodies with the model first, as SDKs write them, take the short way; a second "model"
+    // key (escaped or not) elsewhere must still send them the long way.
+    const first = fc.tuple(body, fc.boolean()).map(([obj, lead]) => {
+      if (!lead) return obj;
+      const { model, ...rest } = obj;
+      return { model, ...rest };
+    });
+    fc.assert(
+      fc.property(
+        first,
+        str,
+        ws,
+        fc.array(fc.boolean(), { minLength: 1 }),
+        (obj, model, space, mask) => {
+          const text = render(obj, space, (i) => mask[i % mask.length]!);
+          expect(known(text, model)).toBe(rewrite(text, model));
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it('takes the short way only when no other key can be "model"', () => {
+    expect(known('{"model":"a","messages":[]}', 'x')).toBe('{"model":"x","messages":[]}');
+    expect(known('{ "model" : "a" , "n": 1 }', 'x')).toBe('{ "model" : "x" , "n": 1 }');
+    // A duplicate, plain or spelled with an escape: JSON.parse keeps the last, so decline.
+    expect(known('{"model":"a","model":"b"}', 'x')).toBeNull();
+    expect(known('{"model":"a","mod\\u0065l":"b"}', 'x')).toBeNull();
+    // "model" as a value elsewhere only costs the full scan.
+    expect(known('{"model":"a","role":"model"}', 'x')).toBe('{"model":"x","role":"model"}');
+  });
+});

@@ -11,6 +11,9 @@ const RBRACE = 0x7d;
 const LBRACKET = 0x5b;
 const RBRACKET = 0x5d;
 const MODEL = Buffer.from('"model"');
+// Searched for instead of `"model"`: a needle starting with a quote stops at every JSON string.
+const MODEL_TAIL = Buffer.from('model"');
+const UNICODE_ESCAPE = Buffer.from('\\u');
 /** `"model"` spelled with every letter as `\uXXXX` is 32 bytes; no alias is longer. */
 const MAX_ALIAS_BYTES = 2 + 5 * 6;
 /** Strings shorter than this are scanned in JS; longer ones jump with the native indexOf. */
@@ -78,13 +81,17 @@ function valueEnd(b: Buffer, i: number): number {
   return j > i ? j : -1;
 }
 
+/** Whether [start, end) holds a backslash; a short range, so no native call (it would scan on). */
+function hasBackslash(b: Buffer, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) if (b[i] === BACKSLASH) return true;
+  return false;
+}
+
 /** Whether the key string at [start, end) (quotes included) decodes to `model`. */
 function isModelKey(b: Buffer, start: number, end: number): boolean {
   const len = end - start;
   if (len === MODEL.length) return b.compare(MODEL, 0, len, start, end) === 0;
-  if (len < MODEL.length || len > MAX_ALIAS_BYTES || b.indexOf(BACKSLASH, start) >= end) {
-    return false;
-  }
+  if (len < MODEL.length || len > MAX_ALIAS_BYTES || !hasBackslash(b, start, end)) return false;
   // Escapes such as "mod\u0065l": JSON.parse would call it `model`, so must we.
   try {
     return JSON.parse(b.toString('utf8', start, end)) === 'model';
@@ -100,7 +107,14 @@ function isModelKey(b: Buffer, start: number, end: number): boolean {
  * the caller then re-serialises. Nested `"model"` keys and look-alikes inside strings are left
  * alone; key order and every other byte are kept.
  */
-export function rewriteTopLevelModel(raw: Buffer, model: string): Buffer | null {
+export function rewriteTopLevelModel(
+  raw: Buffer,
+  model: string,
+  /** The caller parsed `raw` already: a body that opens with its model may skip the scan. */
+  knownValid = false,
+): Buffer | null {
+  const leading = knownValid ? leadingModel(raw) : null;
+  if (leading) return splice(raw, leading.start, leading.end, model);
   let i = skipWs(raw, 0);
   if (raw[i] !== LBRACE) return null;
   i = skipWs(raw, i + 1);
@@ -132,6 +146,30 @@ export function rewriteTopLevelModel(raw: Buffer, model: string): Buffer | null 
     break;
   }
   if (start < 0 || skipWs(raw, i + 1) !== raw.length) return null;
+  return splice(raw, start, end, model);
+}
+
+function splice(raw: Buffer, start: number, end: number, model: string): Buffer {
   const value = Buffer.from(JSON.stringify(model), 'utf8');
   return Buffer.concat([raw.subarray(0, start), value, raw.subarray(end)]);
+}
+
+/**
+ * The model value of a valid JSON object whose first key is a plain `"model"` string, when no
+ * other key can be "model" too: `model"` occurs nowhere after it and no `\u` escape could spell
+ * one. That is how SDKs and agents write requests, and it spares scanning the whole body.
+ */
+function leadingModel(raw: Buffer): { start: number; end: number } | null {
+  let i = skipWs(raw, 0);
+  if (raw[i] !== LBRACE) return null;
+  i = skipWs(raw, i + 1);
+  if (raw.compare(MODEL, 0, MODEL.length, i, i + MODEL.length) !== 0) return null;
+  i = skipWs(raw, i + MODEL.length);
+  if (raw[i] !== COLON) return null;
+  const start = skipWs(raw, i + 1);
+  if (raw[start] !== QUOTE) return null;
+  const end = stringEnd(raw, start);
+  if (end < 0) return null;
+  if (raw.indexOf(MODEL_TAIL, end) !== -1 || raw.indexOf(UNICODE_ESCAPE) !== -1) return null;
+  return { start, end };
 }

@@ -358,7 +358,8 @@ function bodyFor(ctx: RequestContext, candidate: Candidate): Buffer {
   // edit cannot be shown safe (see model-rewrite.ts).
   if (model === ctx.model) return ctx.raw;
   return (
-    rewriteTopLevelModel(ctx.raw, model) ?? Buffer.from(JSON.stringify({ ...ctx.body, model }))
+    rewriteTopLevelModel(ctx.raw, model, true) ??
+    Buffer.from(JSON.stringify({ ...ctx.body, model }))
   );
 }
 
@@ -895,6 +896,19 @@ async function dispatch(
   }
 }
 
+const NO_BYTES = Buffer.alloc(0);
+
+/**
+ * The answer's head is out: no other candidate can serve this request any more, so the request
+ * body in its forms (bytes, parsed, translated) is let go instead of being held for as long as
+ * the stream runs. With agent requests of 50-200 KB that is most of a stream's memory.
+ */
+function committed(ctx: RequestContext): void {
+  ctx.raw = NO_BYTES;
+  ctx.body = {};
+  if (ctx.translated) for (const t of ctx.translated.values()) t.json = {};
+}
+
 /** True when each target's candidates are adjacent, so priority order needs no regrouping. */
 function grouped(list: readonly Candidate[]): boolean {
   for (let i = 1; i < list.length; i++) {
@@ -1036,6 +1050,7 @@ async function relay(
   ctx.status = upstream.statusCode;
   const open = () => {
     res.writeHead(upstream.statusCode, addDecisionHeaders(headers, ctx, candidate));
+    committed(ctx);
     // Headers go out now: a streaming client must not wait for the first token to see them.
     // A whole body follows at once, and its headers leave with its first write (one syscall).
     if (isSse) res.flushHeaders();
@@ -1294,6 +1309,7 @@ async function relayTranslated(
     headers['x-accel-buffering'] = 'no';
     res.writeHead(upstream.statusCode, headers);
     res.flushHeaders();
+    committed(ctx);
   };
   const watch = isSse ? watchFor(ctx, wire, upstream) : null;
   // With the watchdog on, the head and the events before the first useful one wait here (§6).
