@@ -25,9 +25,11 @@ const ONLY = [...args]
 const wanted = (name) => !ONLY || ONLY.includes(name);
 const PROFILE = args.has('--profile');
 /**
- * On Linux with two or more cores, the proxies run on core 0 and the upstream and the load
- * generator on core 1 (taskset). Unpinned, the four processes fight over two cores and the same
- * run varies by a third from one minute to the next; pinned, each proxy has a core to itself.
+ * On Linux with two or more cores, the throughput scenarios run with the proxies on core 0 and
+ * the upstream and the load generator on core 1 (taskset). Unpinned, the four processes fight
+ * over two cores and the same run varies by a third from one minute to the next; pinned, each
+ * proxy has a core to itself. Latency, start and memory run unpinned: there every hop would
+ * otherwise cross cores and wake an idle one, which measures the VM, not the proxy.
  */
 const PIN =
   !args.has('--no-pin') &&
@@ -100,11 +102,8 @@ for (const s of ['SIGINT', 'SIGTERM']) {
 function startServer(label, command, argv, pattern, opts = {}) {
   return new Promise((resolve, reject) => {
     const t0 = process.hrtime.bigint();
-    const [cmd, cmdArgv] = PIN
-      ? ['taskset', ['-c', String(opts.core ?? PROXY_CORE), command, ...argv]]
-      : [command, argv];
     const child = track(
-      spawn(cmd, cmdArgv, { stdio: ['ignore', 'pipe', 'pipe', ...(opts.ipc ? ['ipc'] : [])] }),
+      spawn(command, argv, { stdio: ['ignore', 'pipe', 'pipe', ...(opts.ipc ? ['ipc'] : [])] }),
     );
     let out = '';
     let err = '';
@@ -167,6 +166,26 @@ function cpuMs(pid) {
   }
 }
 
+/** Sets the cores every thread of a process may run on (`taskset -a -p`). */
+function setCores(pid, cores) {
+  spawnSync('taskset', ['-a', '-pc', cores, String(pid)], { stdio: 'ignore' });
+}
+
+/** Runs `fn` with the proxies on one core and the upstream and generator on the other. */
+async function pinnedFor(proxies, fn) {
+  if (!PIN) return fn();
+  const all = `0-${cpus().length - 1}`;
+  for (const p of proxies) setCores(p.child.pid, String(PROXY_CORE));
+  for (const pid of [upstream.child.pid, gen.pid]) setCores(pid, String(LOAD_CORE));
+  try {
+    return await fn();
+  } finally {
+    for (const pid of [...proxies.map((p) => p.child.pid), upstream.child.pid, gen.pid]) {
+      setCores(pid, all);
+    }
+  }
+}
+
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 // --- upstream, generator ---------------------------------------------------------------------
@@ -186,7 +205,6 @@ function startGenerator() {
   gen = track(
     fork(join(BENCH, 'load.mjs'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }),
   );
-  if (PIN) spawnSync('taskset', ['-a', '-pc', String(LOAD_CORE), String(gen.pid)]);
   gen.on('message', (msg) => {
     const w = waiting.get(msg.id);
     if (!w) return;
@@ -398,7 +416,7 @@ async function scenarioOpenStreams() {
     { label: 'reference', start: startReference },
     { label: 'breakwater', start: startBreakwater },
   ];
-  const runs = await alternate(starters, QUICK ? 1 : 2, async ({ start }) => {
+  const runs = await alternate(starters, QUICK ? 1 : 3, async ({ start }) => {
     const s = await start();
     try {
       // Serve some traffic first, so the heap has grown to its working size (V8 enlarges its
@@ -639,7 +657,7 @@ async function main() {
       process.execPath,
       ['--import', 'tsx', join(BENCH, 'upstream.ts')],
       /upstream listening on (\d+)/,
-      { ipc: true, core: LOAD_CORE },
+      { ipc: true },
     );
     configFile = join(scratch, 'breakwater.json');
     writeFileSync(configFile, JSON.stringify(breakwaterConfig(upstream.origin), null, 2));
@@ -658,8 +676,12 @@ async function main() {
       }
     }
     if (wanted('latency')) results.latency = await scenarioLatency(all);
-    if (wanted('throughput')) results.throughput = await scenarioThroughput(all, false);
-    if (wanted('streamThroughput')) results.streamThroughput = await scenarioThroughput(all, true);
+    await pinnedFor([reference, breakwater], async () => {
+      if (wanted('throughput')) results.throughput = await scenarioThroughput(all, false);
+      if (wanted('streamThroughput')) {
+        results.streamThroughput = await scenarioThroughput(all, true);
+      }
+    });
     if (wanted('streaming')) results.streaming = await scenarioStreaming(all);
     results.loadedRss = {
       reference: await rss(reference.child.pid),
