@@ -338,9 +338,9 @@ export function createEngine(opts: EngineOptions): Engine {
         maxBodyBytes: gateway.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
         keysConfigured: apiKeys.length > 0,
       }),
-    proxy: async (req, res, endpoint, body, key) => {
+    proxy: (req, res, endpoint, body, key) => {
       if (paused) {
-        return sendError(res, endpoint.format, {
+        sendError(res, endpoint.format, {
           status: 503,
           kind: 'overloaded',
           code: 'gateway_paused',
@@ -348,7 +348,9 @@ export function createEngine(opts: EngineOptions): Engine {
             'Breakwater is paused by its operator; requests are not forwarded until it is resumed',
           headers: { 'retry-after': '30' },
         });
+        return Promise.resolve();
       }
+      // Not an async function: the pipeline's own promise is passed on without another layer.
       return handleProxyRequest(req, res, endpoint, body, pipeline, key);
     },
     admin: createAdminHandler({

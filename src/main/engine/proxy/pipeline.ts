@@ -441,44 +441,17 @@ async function dispatch(
   let waited = 0;
   let watchdogRetries = 0;
 
+  // Rounds: one pass over the candidates each (inline rather than a helper: one suspended
+  // async frame less for every open stream).
   for (;;) {
-    const served = await round();
-    if (served || ctx.clientGone) return;
-    // Cooldown-aware retry: a short rate-limit cooldown is waited out instead of failing.
-    const waitMs = cooldownWait();
-    if (waitMs === null) break;
-    ctx.steps.push(`waited ${Math.ceil(waitMs / 1000)} s for a rate-limit cooldown`);
-    waits++;
-    waited += waitMs;
-    await sleepUnlessGone(waitMs);
-    if (ctx.clientGone) return markClientAbort(ctx);
-    excluded = [];
-    held = null;
-    lastNetwork = null;
-    queueRejection = null;
-  }
-
-  if (held) return relayError(ctx, res, held, catalog);
-  if (lastNetwork) return fail(ctx, res, lastNetwork);
-  if (queueRejection && attempted === 0) return fail(ctx, res, queueError(queueRejection));
-  if (untranslatable && excluded.every((e) => e.reason === 'untranslatable')) {
-    return fail(ctx, res, untranslatable);
-  }
-  return fail(ctx, res, allExcluded());
-
-  /** One pass over the candidates; true when a response was sent (or the client left). */
-  async function round(): Promise<boolean> {
     for (let i = 0; i < queue.length || (!fallbackAdded && addFallback()); i++) {
       const candidate = queue[i]!;
-      if (ctx.clientGone) {
-        markClientAbort(ctx);
-        return true;
-      }
+      if (ctx.clientGone) return markClientAbort(ctx);
       const label = `${candidate.target.label}@${candidate.connection.id}`;
       const now = ctx.now();
       if (now >= budgetEnd) {
         ctx.steps.push(`failover budget of ${deps.failoverBudgetMs()} ms used up`);
-        return false;
+        break;
       }
       const exclusion = gate.exclusion(candidate, now);
       if (exclusion) {
@@ -504,12 +477,32 @@ async function dispatch(
         continue;
       }
       const outcome = await attempt(candidate, label, now);
-      if (outcome === 'done') return true;
+      if (outcome === 'done') return;
       // The throughput watchdog cut a stream before any byte reached the client: same again.
       if (outcome === 'retry') i--;
     }
-    return false;
+    if (ctx.clientGone) return;
+    // Cooldown-aware retry: a short rate-limit cooldown is waited out instead of failing.
+    const waitMs = cooldownWait();
+    if (waitMs === null) break;
+    ctx.steps.push(`waited ${Math.ceil(waitMs / 1000)} s for a rate-limit cooldown`);
+    waits++;
+    waited += waitMs;
+    await sleepUnlessGone(waitMs);
+    if (ctx.clientGone) return markClientAbort(ctx);
+    excluded = [];
+    held = null;
+    lastNetwork = null;
+    queueRejection = null;
   }
+
+  if (held) return relayError(ctx, res, held, catalog);
+  if (lastNetwork) return fail(ctx, res, lastNetwork);
+  if (queueRejection && attempted === 0) return fail(ctx, res, queueError(queueRejection));
+  if (untranslatable && excluded.every((e) => e.reason === 'untranslatable')) {
+    return fail(ctx, res, untranslatable);
+  }
+  return fail(ctx, res, allExcluded());
 
   /** One upstream attempt: flow-control slot, breaker admission, the call, its outcome. */
   async function attempt(

@@ -85,7 +85,8 @@ export function createGatewayServer(deps: ServerDeps): GatewayServer {
       return deps.sessionLeases(req, res, matchGatewayKey(deps.apiKeys, presentedKey(req.headers)));
     }
     if (isAdmin) return deps.admin(req, res, url);
-    if (deps.ui && (await deps.ui(req, res, url))) return;
+    // A proxy endpoint is never a dashboard path: skip the hook (and its await) for those.
+    if (deps.ui && !endpoint && (await deps.ui(req, res, url))) return;
 
     // Proxy routes: identify the client first.
     let key: GatewayApiKeyConfig | null = null;
