@@ -387,3 +387,22 @@ describe('§5 views: running, queued and rejected per provider+connection', () =
     expect(queues.views()).toEqual([]);
   });
 });
+
+describe('tryAcquire: the slot of a connection without limits, without a turn of the loop', () => {
+  it('counts the running job and frees it once, however often released', () => {
+    fresh();
+    const slot = queues.tryAcquire('openai', 'key-1', {}, LIMITS);
+    expect(slot).not.toBeNull();
+    expect(view()).toEqual({ running: 1, queued: 0, rejected: 0 });
+    slot!.release();
+    slot!.release();
+    expect(view()).toEqual({ running: 0, queued: 0, rejected: 0 });
+  });
+
+  it('leaves limited connections to acquire', () => {
+    fresh();
+    expect(queues.tryAcquire('openai', 'key-1', ONE, LIMITS)).toBeNull();
+    expect(queues.tryAcquire('openai', 'key-2', { requestsPerMinute: 60 }, LIMITS)).toBeNull();
+    expect(view('openai', 'key-1')).toEqual({ running: 0, queued: 0, rejected: 0 });
+  });
+});

@@ -388,3 +388,15 @@ describe('§4 properties of the per-connection semaphore (any interleaving of ac
     );
   });
 });
+
+describe('tryAcquire: a permit without waiting, or null when one must wait', () => {
+  it('unlimited gives a pass that holds nothing; limited gives permits until full', () => {
+    expect(new Semaphore(0).tryAcquire()).toMatchObject({ held: false, bypass: null });
+    const s = new Semaphore(1);
+    const p = s.tryAcquire();
+    expect(p?.held).toBe(true);
+    expect(s.tryAcquire()).toBeNull();
+    p!.release();
+    expect(s.tryAcquire()?.held).toBe(true);
+  });
+});

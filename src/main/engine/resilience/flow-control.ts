@@ -24,6 +24,18 @@ export interface FlowHold {
   release(): void;
 }
 
+class Hold implements FlowHold {
+  constructor(
+    readonly permit: Permit,
+    readonly slot: QueueSlot,
+  ) {}
+
+  release(): void {
+    this.slot.release();
+    this.permit.release();
+  }
+}
+
 /**
  * Flow control in front of each connection (RESILIENCE.md §4, §5, §9): the `maxConcurrent`
  * semaphore, the Bottleneck request queue, and session affinity pins. Pins are written to
@@ -96,36 +108,34 @@ export class FlowControl {
     signal: AbortSignal,
     onExpire: () => void,
   ): Promise<FlowHold> {
-    const permit = await this.semaphore(conn).acquire(signal);
+    const semaphore = this.semaphore(conn);
+    // Nothing to wait for is the common case: take both at once, without a turn of the loop.
+    const permit = semaphore.tryAcquire() ?? (await semaphore.acquire(signal));
     if (permit.bypass === 'wait_timeout' || permit.bypass === 'queue_full') {
       this.deps.log.debug(
         `flow: ${conn.id} maxConcurrent ${permit.bypass}; going ahead without a slot`,
       );
     }
     const limits = this.limits(conn);
+    const rateLimit = conn.options?.rateLimit ?? NO_RATE_LIMIT;
     let slot: QueueSlot;
     try {
-      slot = await this.queues.acquire(
-        provider,
-        conn.id,
-        conn.options?.rateLimit ?? NO_RATE_LIMIT,
-        limits,
-        effectiveExpiration(limits, upstreamTotalMs),
-        signal,
-      );
+      slot =
+        this.queues.tryAcquire(provider, conn.id, rateLimit, limits) ??
+        (await this.queues.acquire(
+          provider,
+          conn.id,
+          rateLimit,
+          limits,
+          effectiveExpiration(limits, upstreamTotalMs),
+          signal,
+        ));
     } catch (err) {
       permit.release();
       throw err;
     }
     slot.onExpire(onExpire);
-    return {
-      permit,
-      slot,
-      release() {
-        slot.release();
-        permit.release();
-      },
-    };
+    return new Hold(permit, slot);
   }
 
   // ------------------------------------------------------------------ affinity

@@ -49,6 +49,23 @@ function sameRateLimit(a: RateLimit, b: RateLimit): boolean {
   );
 }
 
+/** A running job of a connection without limits: counted, never scheduled, never expired. */
+class FreeSlot implements QueueSlot {
+  private released = false;
+
+  constructor(private readonly e: Entry) {
+    e.running++;
+  }
+
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    this.e.running--;
+  }
+
+  onExpire(): void {}
+}
+
 /**
  * Requests that really wait for a slot. Bottleneck starts a job on a later tick, so a job
  * admitted while a concurrency slot is free is about to run, not waiting; without this a burst
@@ -103,6 +120,21 @@ export class RequestQueues {
    * `RATE_LIMIT_QUEUE_TIMEOUT` when the wait budget runs out (the job then never runs), or
    * resolves with the slot the attempt holds until it ends.
    */
+  /**
+   * The slot of a connection without limits, at once; null when the request must go through
+   * `acquire` (limits to wait for, or a refusal to give).
+   */
+  tryAcquire(
+    provider: string,
+    connection: string,
+    rateLimit: RateLimit,
+    limits: QueueLimits,
+  ): QueueSlot | null {
+    const e = this.entry(provider, connection, rateLimit);
+    if (isLimited(e) || !admit(waitingForSlot(e), limits).admit) return null;
+    return new FreeSlot(e);
+  }
+
   acquire(
     provider: string,
     connection: string,
@@ -124,19 +156,8 @@ export class RequestQueues {
         ),
       );
     }
-    if (!isLimited(e)) {
-      // Nothing to wait for: skip the scheduler's own latency on the hot path.
-      e.running++;
-      let released = false;
-      return Promise.resolve({
-        release: () => {
-          if (released) return;
-          released = true;
-          e.running--;
-        },
-        onExpire: () => {},
-      });
-    }
+    // Nothing to wait for: skip the scheduler's own latency on the hot path.
+    if (!isLimited(e)) return Promise.resolve(new FreeSlot(e));
     e.waiting++;
     return new Promise<QueueSlot>((resolve, reject) => {
       let state: 'waiting' | 'running' | 'gone' = 'waiting';

@@ -30,6 +30,8 @@ interface Waiter {
 }
 
 const FREE_PASS = (bypass: Permit['bypass']): Permit => ({ held: false, bypass, release() {} });
+// Releasing a pass that holds nothing does nothing, so the common one is shared.
+const NO_LIMIT_PASS: Permit = Object.freeze(FREE_PASS(null));
 
 export class Semaphore {
   private active = 0;
@@ -81,14 +83,20 @@ export class Semaphore {
     }
   }
 
+  /** A permit (or the pass of an unlimited semaphore) when no wait is needed, else null. */
+  tryAcquire(): Permit | null {
+    if (this.limit <= 0) return NO_LIMIT_PASS;
+    if (this.active < this.limit && this.waiting.length === 0) return this.permit();
+    return null;
+  }
+
   /**
    * Resolves with a permit once a slot is free, or at once with a pass that holds no slot
    * when waiting is not possible. `signal` abandons the wait (client gone).
    */
   acquire(signal?: AbortSignal): Promise<Permit> {
-    if (this.limit <= 0) return Promise.resolve(FREE_PASS(null));
-    if (this.active < this.limit && this.waiting.length === 0)
-      return Promise.resolve(this.permit());
+    const now = this.tryAcquire();
+    if (now) return Promise.resolve(now);
     if (this.waiting.length >= this.opts.maxWaiting)
       return Promise.resolve(FREE_PASS('queue_full'));
     return new Promise((resolve) => {
