@@ -6,6 +6,7 @@ import {
   SseUsageObserver,
   type Usage,
   usageOf,
+  usageOfBody,
 } from '../../src/main/engine/proxy/usage';
 
 function merged(...values: unknown[]): Usage {
@@ -472,5 +473,51 @@ describe('SseUsageObserver reads what a plain line-by-line reading reads', () =>
 
   it('CRLF: the carriage return before the newline does not stop the parse', () => {
     expect(observe([Buffer.from('data: {"usage":{"prompt_tokens":6}}\r\n')]).inputTokens).toBe(6);
+  });
+});
+
+describe('usageOfBody reads what usageOf(JSON.parse(body)) reads', () => {
+  const scalar = fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.constant(null));
+  const usage = fc.oneof(
+    fc.record({ prompt_tokens: fc.nat(), completion_tokens: fc.nat() }),
+    fc.record({ input_tokens: fc.nat(), output_tokens: fc.nat() }),
+    fc.constant(null),
+  );
+  // Keys include "usage" itself (nested ones must not count), its escaped spelling and the
+  // wrappers usageOf looks into.
+  const key = fc.oneof(
+    fc.string(),
+    fc.constantFrom('usage', 'response', 'message', 'choices', 'content'),
+  );
+  const value = fc.letrec((tie) => ({
+    node: fc.oneof({ depthSize: 'small' }, scalar, usage, tie('array'), tie('object')),
+    array: fc.array(tie('node'), { maxLength: 3 }),
+    object: fc.dictionary(key, tie('node'), { maxKeys: 4 }),
+  })).object;
+
+  /** JSON text of `v`, with `"usage"` keys sometimes spelled with an escape. */
+  const render = (v: unknown, escaped: boolean, space: string): string =>
+    JSON.stringify(v, null, space).replace(/"usage":/g, escaped ? '"\\u0075sage":' : '"usage":');
+
+  it('for any answer shape, spacing and key spelling', () => {
+    fc.assert(
+      fc.property(value, fc.boolean(), fc.constantFrom('', ' ', '\t'), (v, escaped, space) => {
+        const text = render(v, escaped, space);
+        const expected = usageOf(JSON.parse(text) as Record<string, unknown>);
+        expect(usageOfBody(Buffer.from(text))).toStrictEqual(expected);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('takes the last of a repeated top-level usage, as JSON.parse does', () => {
+    const text =
+      '{"usage":{"input_tokens":1},"x":[{"usage":{"input_tokens":9}}],"usage":{"input_tokens":2}}';
+    expect(usageOfBody(Buffer.from(text))).toEqual({ input_tokens: 2 });
+  });
+
+  it('is undefined for an answer that is not JSON', () => {
+    expect(usageOfBody(Buffer.from('<html>busy</html>'))).toBeUndefined();
+    expect(usageOfBody(Buffer.from('{"usage": '))).toBeUndefined();
   });
 });

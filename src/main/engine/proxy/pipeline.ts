@@ -56,7 +56,7 @@ import {
 } from './stream-watch';
 import { type UpstreamPools, upstreamPath } from './upstream';
 import { clientErrorFromUpstream, readUpstreamError } from './upstream-errors';
-import { emptyUsage, mergeUsage, SseUsageObserver, type Usage, usageOf } from './usage';
+import { emptyUsage, mergeUsage, SseUsageObserver, type Usage, usageOfBody } from './usage';
 
 export interface PipelineDeps {
   catalog(): Catalog;
@@ -1129,13 +1129,8 @@ async function relay(
   } else res.end();
   if (observer) ctx.usage = observer.usage;
   else if (keptBytes > 0 && keptBytes < NON_STREAM_USAGE_LIMIT) {
-    try {
-      const whole = kept.length === 1 ? kept[0]! : Buffer.concat(kept, keptBytes);
-      const parsed = JSON.parse(whole.toString('utf8')) as Record<string, unknown>;
-      mergeUsage(ctx.usage, usageOf(parsed));
-    } catch {
-      // A non-JSON success body carries no usage to count.
-    }
+    const whole = kept.length === 1 ? kept[0]! : Buffer.concat(kept, keptBytes);
+    mergeUsage(ctx.usage, usageOfBody(whole));
   }
 }
 

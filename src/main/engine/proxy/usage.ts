@@ -1,3 +1,5 @@
+import { forEachMember, keyIs } from './json-members';
+
 /** Token counts reported by an upstream; null where the upstream did not say. */
 export interface Usage {
   inputTokens: number | null;
@@ -39,6 +41,31 @@ export function usageOf(event: Json): unknown {
   if (event.usage !== undefined) return event.usage;
   const inner = obj(event.response) ?? obj(event.message);
   return inner?.usage;
+}
+
+const USAGE_KEY = Buffer.from('"usage"');
+
+/**
+ * The `usage` of a whole JSON answer, as `usageOf(JSON.parse(raw))` would find it: only the
+ * top-level `usage` member is parsed, not the answer around it. Answers without one (the rare
+ * `response.usage` / `message.usage` shapes, or none at all) are parsed whole. Undefined when
+ * the answer is not JSON. A body whose only flaw lies outside `usage` still has it counted.
+ */
+export function usageOfBody(raw: Buffer): unknown {
+  let start = -1;
+  let end = -1;
+  const wellFormed = forEachMember(raw, (keyStart, keyEnd, valueStart, valueEnd) => {
+    if (!keyIs(raw, keyStart, keyEnd, USAGE_KEY)) return;
+    start = valueStart;
+    end = valueEnd;
+  });
+  try {
+    if (wellFormed && start >= 0) return JSON.parse(raw.toString('utf8', start, end));
+    const parsed = JSON.parse(raw.toString('utf8')) as unknown;
+    return obj(parsed) ? usageOf(parsed as Json) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export function emptyUsage(): Usage {
