@@ -385,7 +385,7 @@ async function scenarioStreaming(systems) {
   log('3. streaming, 100 chunks 1 ms apart, concurrency 1: time to first byte, per-chunk delay');
   await setStep({ text: STAMP.repeat(100), chunks: 100, chunkDelayMs: 1, stampMarker: STAMP });
   const runs = await alternate(systems, ROUNDS, async (s) => {
-    const r = await ask('stream', job(s, true, { requests: QUICK ? 8 : 20, warmup: 3 }));
+    const r = await ask('stream', job(s, true, { requests: QUICK ? 8 : 40, warmup: 3 }));
     return {
       ttfb: median(r.ttfb),
       chunkDelay: median(r.delays),
