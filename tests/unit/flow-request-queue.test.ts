@@ -406,3 +406,30 @@ describe('tryAcquire: the slot of a connection without limits, without a turn of
     expect(view('openai', 'key-1')).toEqual({ running: 0, queued: 0, rejected: 0 });
   });
 });
+
+describe('edges of the wait line', () => {
+  it('a client already gone does not join the line', async () => {
+    fresh();
+    await running(acquire(ONE));
+    const controller = new AbortController();
+    controller.abort();
+    const late = acquire(ONE, {}, { signal: controller.signal });
+    await late.done;
+    expect(late.state).toBe('rejected');
+    expect(late.error?.code).toBe('RATE_LIMIT_QUEUE_TIMEOUT');
+    expect(view()).toEqual({ running: 1, queued: 0, rejected: 0 });
+  });
+
+  it('closing the queues answers the waiters at once, not at their wait limit', async () => {
+    fresh();
+    await running(acquire(ONE));
+    const waiter = acquire(ONE, { maxWaitMs: 60_000 });
+    await settleMicrotasks();
+    const started = Date.now();
+    await queues.close();
+    await waiter.done;
+    expect(waiter.state).toBe('rejected');
+    expect(waiter.error?.message).toMatch(/closed while the request waited/);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+});

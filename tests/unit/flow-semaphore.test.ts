@@ -282,6 +282,16 @@ describe('§4 a request whose client went away leaves the wait line', () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 
+  it('a client already gone does not take a place in line', async () => {
+    const sem = new Semaphore(1);
+    await sem.acquire();
+    const ac = new AbortController();
+    ac.abort();
+    expect(await sem.acquire(ac.signal)).toMatchObject({ held: false, bypass: null });
+    expect(sem.queued).toBe(0);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
   it('an abort after the slot was granted changes nothing', async () => {
     const sem = new Semaphore(1);
     const holder = await sem.acquire();

@@ -164,7 +164,8 @@ export function createGatewayServer(deps: ServerDeps): GatewayServer {
       if (err instanceof BodyAbortedError) return;
       throw err;
     }
-    await deps.proxy(req, res, endpoint, body, key);
+    // Returned, not awaited: this frame is not kept alive for as long as a stream runs.
+    return deps.proxy(req, res, endpoint, body, key);
   };
 
   const server = createServer({ noDelay: true, keepAlive: true, requestTimeout: 0 }, (req, res) => {

@@ -158,6 +158,12 @@ export class RequestQueues {
     }
     // Nothing to wait for: skip the scheduler's own latency on the hot path.
     if (!isLimited(e)) return Promise.resolve(new FreeSlot(e));
+    // A client already gone does not join the line (its abort event has fired already).
+    if (signal.aborted) {
+      return Promise.reject(
+        new QueueRejection('RATE_LIMIT_QUEUE_TIMEOUT', null, 'client disconnected while queued'),
+      );
+    }
     e.waiting++;
     return new Promise<QueueSlot>((resolve, reject) => {
       let state: 'waiting' | 'running' | 'gone' = 'waiting';
@@ -207,10 +213,20 @@ export class RequestQueues {
           });
         })
         .catch((err: unknown) => {
-          if (err instanceof Bottleneck.BottleneckError && state === 'running') {
+          if (!(err instanceof Bottleneck.BottleneckError)) return;
+          if (state === 'running') {
             // Expired: the attempt must stop; its `finally` releases the slot (already freed).
             finish();
             for (const l of expireListeners) l();
+          } else {
+            // Dropped while waiting (the queues are closing): answer now, not at maxWaitMs.
+            leaveQueue(
+              new QueueRejection(
+                'RATE_LIMIT_QUEUE_TIMEOUT',
+                null,
+                `the queue of ${provider}/${connection} closed while the request waited`,
+              ),
+            );
           }
         });
     });

@@ -97,6 +97,8 @@ export class Semaphore {
   acquire(signal?: AbortSignal): Promise<Permit> {
     const now = this.tryAcquire();
     if (now) return Promise.resolve(now);
+    // A client already gone does not take a place in line (its abort event has fired already).
+    if (signal?.aborted) return Promise.resolve(NO_LIMIT_PASS);
     if (this.waiting.length >= this.opts.maxWaiting)
       return Promise.resolve(FREE_PASS('queue_full'));
     return new Promise((resolve) => {
