@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// `node bench/heap.mjs [breakwater|reference]`: where the memory of an open stream goes. Starts
+// `node bench/heap.mjs [breakwater|reference] [--body-kb=N]`: where the memory of an open stream
+// goes (N: pad the request to about N KB, as agent requests are, to see what holds the body). Starts
 // the fake upstream, the load generator and one proxy (Breakwater from the built CLI, or the
 // reference) with --heapsnapshot-signal, grows its heap with 1 s of streaming, then takes a heap
 // snapshot before and while 1 000 streams are held open after their first chunk, and prints the
@@ -11,7 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildIfStale, ROOT, SERVE_OUTPUTS } from '../scripts/build-if-stale.mjs';
 
-const which = process.argv[2] ?? 'breakwater';
+const which = process.argv.slice(2).find((a) => !a.startsWith('--')) ?? 'breakwater';
+const bodyKb = Number(process.argv.find((a) => a.startsWith('--body-kb='))?.slice(10) ?? 0);
 const STREAMS = 1000;
 const children = new Set();
 process.on('exit', () => {
@@ -152,7 +154,7 @@ async function main() {
       body: JSON.stringify({
         model: which === 'reference' ? 'gpt-4o-mini' : 'coder',
         messages: [
-          { role: 'system', content: words.repeat(20) },
+          { role: 'system', content: words.repeat(20 + Math.ceil((bodyKb * 1024) / words.length)) },
           { role: 'user', content: 'Add a "timeout" field.' },
         ],
         stream: true,
@@ -163,7 +165,9 @@ async function main() {
     const snapshot = async () => {
       const before = new Set(readdirSync(dir));
       proxy.child.kill('SIGUSR2');
+      const deadline = Date.now() + 120_000;
       for (;;) {
+        if (Date.now() > deadline) throw new Error('no heap snapshot after 2 minutes');
         await sleep(300);
         const name = readdirSync(dir).find((f) => !before.has(f) && f.endsWith('.heapsnapshot'));
         if (!name) continue;

@@ -56,6 +56,13 @@ describe('7. an error arriving as the first event of a 200 stream (Breakwater)',
     );
   });
 
+  it('finds an error whose key is spelled with an escape (the bytes never say "error")', async () => {
+    const text = 'data: {"\\u0065rror":{"type":"rate_limit_exceeded","message":"busy"}}\n\n';
+    expect(text).not.toContain('error');
+    const found = await peekOpeningError(Readable.from([Buffer.from(text)]));
+    expect(found?.status).toBe(429);
+  });
+
   it('hands on a stream that ends before any complete event', async () => {
     const body = Readable.from([Buffer.from('data: [DONE]')]);
     expect(await peekOpeningError(body)).toBeNull();

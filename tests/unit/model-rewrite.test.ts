@@ -221,6 +221,9 @@ describe('rewriteTopLevelModel on a body already parsed (knownValid)', () => {
     // A duplicate, plain or spelled with an escape: JSON.parse keeps the last, so decline.
     expect(known('{"model":"a","model":"b"}', 'x')).toBeNull();
     expect(known('{"model":"a","mod\\u0065l":"b"}', 'x')).toBeNull();
+    // The rest of the body is not read at all: what only the full scan would refuse passes.
+    expect(known('{"model":"a", not json', 'x')).toBe('{"model":"x", not json');
+    expect(rewrite('{"model":"a", not json', 'x')).toBeNull();
     // "model" as a value elsewhere only costs the full scan.
     expect(known('{"model":"a","role":"model"}', 'x')).toBe('{"model":"x","role":"model"}');
   });

@@ -323,6 +323,17 @@ describe('routeModel: resolution and candidates remembered per catalog', () => {
     ]);
   });
 
+  it('shares its lists frozen, and forgets the oldest name when full', () => {
+    const c = catalog([provider('openai', ['gpt-4o'])]);
+    const first = routeModel(c, 'openai/m-0');
+    expect(Object.isFrozen(first.expansion?.candidates)).toBe(true);
+    expect(() => (first.expansion!.candidates as unknown[]).push(1)).toThrow();
+    // `provider/<anything>` resolves: a client naming endlessly many must not pin the cache.
+    for (let i = 1; i <= 256; i++) routeModel(c, `openai/m-${i}`);
+    expect(routeModel(c, 'openai/m-256')).toBe(routeModel(c, 'openai/m-256'));
+    expect(routeModel(c, 'openai/m-0')).not.toBe(first);
+  });
+
   it('does not remember names that resolve to nothing', () => {
     const c = catalog([provider('openai', ['gpt-4o'])]);
     const miss = routeModel(c, 'nope');

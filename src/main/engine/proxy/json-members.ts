@@ -11,6 +11,8 @@ export const LBRACE = 0x7b;
 const RBRACE = 0x7d;
 const LBRACKET = 0x5b;
 const RBRACKET = 0x5d;
+/** `\u`: the one JSON escape that can spell a letter, so a key the bytes do not show. */
+export const UNICODE_ESCAPE = Buffer.from('\\u');
 /** Strings shorter than this are scanned in JS; longer ones jump with the native indexOf. */
 const SHORT_SCAN = 32;
 

@@ -1,12 +1,20 @@
 // Replaces the top-level "model" of a JSON request body in place, byte for byte, so a body
 // that passes through (a combo or `provider/model` naming the upstream model differently) is
 // not parsed into objects and serialised again. Everything but the model value keeps its bytes.
-import { COLON, forEachMember, keyIs, LBRACE, QUOTE, skipWs, stringEnd } from './json-members';
+import {
+  COLON,
+  forEachMember,
+  keyIs,
+  LBRACE,
+  QUOTE,
+  skipWs,
+  stringEnd,
+  UNICODE_ESCAPE,
+} from './json-members';
 
 const MODEL = Buffer.from('"model"');
 // Searched for instead of `"model"`: a needle starting with a quote stops at every JSON string.
 const MODEL_TAIL = Buffer.from('model"');
-const UNICODE_ESCAPE = Buffer.from('\\u');
 
 /**
  * Returns `raw` with its top-level `"model"` string replaced by `model`, or null whenever the

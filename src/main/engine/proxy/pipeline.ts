@@ -18,7 +18,7 @@ import type { ResilienceManager } from '../resilience/manager';
 import { NO_RATE_LIMIT, QueueRejection } from '../resilience/request-queue';
 import type { SubscriptionService } from '../resilience/subscription-service';
 import type { ThroughputWatchdogOptions } from '../resilience/throughput-watchdog';
-import { type Candidate, expandCandidates, resolveModel, routeModel } from '../routing/resolve';
+import { type Candidate, expandCandidates, routeModel } from '../routing/resolve';
 import {
   createStreamTranslator,
   customToolsOf,
@@ -150,7 +150,7 @@ function invalid(code: string, message: string, param?: string): GatewayError {
  * Resilience gates (breaker, cooldown, lockout, queue) slot in between route and dispatch and
  * see each attempt's outcome after it.
  */
-export async function handleProxyRequest(
+export function handleProxyRequest(
   req: IncomingMessage,
   res: ServerResponse,
   endpoint: Endpoint,
@@ -159,7 +159,18 @@ export async function handleProxyRequest(
   /** The gateway API key this request presented, if keys are configured. */
   gatewayKey: GatewayKey | null = null,
 ): Promise<void> {
-  const ctx: RequestContext = {
+  // Not async itself: a suspended async function keeps its parameters for as long as it runs,
+  // and `raw` must live on in `ctx` only, which lets it go once an answer is committed.
+  return runPipeline(contextFor(req, endpoint, raw, deps), req, res, deps, gatewayKey);
+}
+
+function contextFor(
+  req: IncomingMessage,
+  endpoint: Endpoint,
+  raw: Buffer,
+  deps: PipelineDeps,
+): RequestContext {
+  return {
     endpoint,
     search: searchOf(req.url),
     now: () => deps.clock.now(),
@@ -182,6 +193,15 @@ export async function handleProxyRequest(
     watchdog: deps.watchdog?.() ?? null,
     abortAttempt: null,
   };
+}
+
+async function runPipeline(
+  ctx: RequestContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  deps: PipelineDeps,
+  gatewayKey: GatewayKey | null,
+): Promise<void> {
   res.once('close', () => {
     if (!res.writableFinished) ctx.clientGone = true;
     ctx.abortAttempt?.();
@@ -558,13 +578,15 @@ async function dispatch(
       ctx.served = candidate;
       deadline = setTimeout(() => controller.abort(new DeadlineError(remaining)), remaining);
       deps.inFlight.set(connId, (deps.inFlight.get(connId) ?? 0) + 1);
-      const body = bodyFor(ctx, candidate);
       let upstream: Dispatcher.ResponseData;
       let opening: StreamOpeningError | null = null;
       try {
         const secret = catalog.secretOf(candidate.connection);
-        const send = (extra: Record<string, string>) =>
-          deps.pools.request({
+        // The body is made inside, not captured: this attempt's frame lives as long as the
+        // stream, and should not keep a copy of the request body alive with it.
+        const send = (extra: Record<string, string>) => {
+          const body = bodyFor(ctx, candidate);
+          return deps.pools.request({
             provider: candidate.target.provider,
             path: upstreamPathFor(ctx, candidate),
             headers: upstreamHeaders(
@@ -579,6 +601,7 @@ async function dispatch(
             timeouts: { ...timeouts, totalMs: remaining },
             signal: controller.signal,
           });
+        };
         // Anthropic subscription accounts (§2): a 5-hour limit 429 is answered on this
         // connection (limit reset, low-priority lane) before classification and cooldown see it.
         upstream = deps.subscription?.applies(candidate)
@@ -736,6 +759,8 @@ async function dispatch(
    */
   function byPreference(list: readonly Candidate[], sessionId: string | null): Candidate[] {
     const pinned = sessionId ? flow.pinned(sessionId, ctx.now()) : null;
+    // Always a copy: `list` may be a route shared by every request of this model, and the
+    // emergency fallback is pushed onto the queue this returns.
     if (pinned === null && grouped(list) && !list.some((c) => flow.saturated(c.connection))) {
       return [...list];
     }
@@ -815,12 +840,12 @@ async function dispatch(
     fallbackAdded = true;
     const ref = deps.emergencyFallback();
     if (!ref) return false;
-    const resolution = resolveModel(catalog, ref);
-    if (resolution.kind !== 'targets') {
+    const routed = routeModel(catalog, ref);
+    if (routed.expansion === null) {
       deps.log.warn(`proxy: emergency fallback "${ref}" does not resolve; ignored`);
       return false;
     }
-    const targets = translateFor(ctx, resolution.targets);
+    const targets = translateFor(ctx, routed.resolution.targets);
     if ('status' in targets) return false;
     const extra = expandCandidates(targets).candidates.filter(
       (c) =>
@@ -894,7 +919,8 @@ const NO_BYTES = Buffer.alloc(0);
 /**
  * The answer's head is out: no other candidate can serve this request any more, so the request
  * body in its forms (bytes, parsed, translated) is let go instead of being held for as long as
- * the stream runs. With agent requests of 50-200 KB that is most of a stream's memory.
+ * the stream runs; only undici keeps the copy it sent until the answer completes. With agent
+ * requests of 50-200 KB that is most of a stream's memory.
  */
 function committed(ctx: RequestContext): void {
   ctx.raw = NO_BYTES;

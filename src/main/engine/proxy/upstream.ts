@@ -95,7 +95,7 @@ export class UpstreamPools {
 
   /** Drops pools of providers that no longer exist. */
   retain(providerIds: Iterable<string>): void {
-    // Base URLs may have changed with the catalog; the parse cache starts over.
+    // Keyed by the URL itself, so nothing in it goes stale; clearing drops URLs no longer used.
     this.bases.clear();
     const keep = new Set(providerIds);
     for (const [id, entry] of this.pools) {

@@ -1,4 +1,4 @@
-import { forEachMember, keyIs } from './json-members';
+import { forEachMember, keyIs, QUOTE, UNICODE_ESCAPE } from './json-members';
 
 /** Token counts reported by an upstream; null where the upstream did not say. */
 export interface Usage {
@@ -43,8 +43,6 @@ export function usageOf(event: Json): unknown {
   return inner?.usage;
 }
 
-const USAGE_KEY = Buffer.from('"usage"');
-
 /**
  * The `usage` of a whole JSON answer, as `usageOf(JSON.parse(raw))` would find it: only the
  * top-level `usage` member is parsed, not the answer around it. Answers without one (the rare
@@ -55,7 +53,7 @@ export function usageOfBody(raw: Buffer): unknown {
   let start = -1;
   let end = -1;
   const wellFormed = forEachMember(raw, (keyStart, keyEnd, valueStart, valueEnd) => {
-    if (!keyIs(raw, keyStart, keyEnd, USAGE_KEY)) return;
+    if (!keyIs(raw, keyStart, keyEnd, USAGE)) return;
     start = valueStart;
     end = valueEnd;
   });
@@ -78,9 +76,7 @@ const MAX_LINE = 16 * 1024 * 1024;
 const DATA = Buffer.from('data:');
 const USAGE = Buffer.from('"usage"');
 const USAGE_TAIL = Buffer.from('usage"');
-const QUOTE = 0x22;
 const NULL_VALUE = Buffer.from(':null');
-const UNICODE_ESCAPE = Buffer.from('\\u');
 
 /** Whether `expected` is at `pos`, before `end`; compared inline, as a native call costs more. */
 function bytesAt(buf: Buffer, pos: number, end: number, expected: Buffer): boolean {

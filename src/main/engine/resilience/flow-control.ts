@@ -49,7 +49,7 @@ export class FlowControl {
   // Read for every attempt: computed once per settings change.
   private readonly concurrency: () => { enabled: boolean; options: SemaphoreOptions };
   private readonly queueLimits: () => QueueLimits;
-  readonly ttlMs: () => number;
+  private readonly ttlMs: () => number;
 
   constructor(private readonly deps: FlowDeps) {
     this.flusher = new DeferredFlush(deps.flushIntervalMs ?? 1_000, () => this.flush());

@@ -116,11 +116,6 @@ export class RequestQueues {
   }
 
   /**
-   * Waits for a slot. Rejects with `RATE_LIMIT_QUEUE_FULL` at once when too many already wait,
-   * `RATE_LIMIT_QUEUE_TIMEOUT` when the wait budget runs out (the job then never runs), or
-   * resolves with the slot the attempt holds until it ends.
-   */
-  /**
    * The slot of a connection without limits, at once; null when the request must go through
    * `acquire` (limits to wait for, or a refusal to give).
    */
@@ -135,6 +130,11 @@ export class RequestQueues {
     return new FreeSlot(e);
   }
 
+  /**
+   * Waits for a slot. Rejects with `RATE_LIMIT_QUEUE_FULL` at once when too many already wait,
+   * `RATE_LIMIT_QUEUE_TIMEOUT` when the wait budget runs out (the job then never runs), or
+   * resolves with the slot the attempt holds until it ends.
+   */
   acquire(
     provider: string,
     connection: string,

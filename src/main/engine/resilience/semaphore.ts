@@ -98,7 +98,7 @@ export class Semaphore {
     const now = this.tryAcquire();
     if (now) return Promise.resolve(now);
     // A client already gone does not take a place in line (its abort event has fired already).
-    if (signal?.aborted) return Promise.resolve(NO_LIMIT_PASS);
+    if (signal?.aborted) return Promise.resolve(FREE_PASS(null));
     if (this.waiting.length >= this.opts.maxWaiting)
       return Promise.resolve(FREE_PASS('queue_full'));
     return new Promise((resolve) => {

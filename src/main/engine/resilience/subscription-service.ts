@@ -82,7 +82,6 @@ export class SubscriptionService {
     }
   }
 
-  /** Whether the subscription options can act on this candidate at all. */
   /** Whether `send` does anything for this candidate (else call the upstream directly). */
   applies(c: Candidate): boolean {
     const o = c.connection.options;

@@ -132,7 +132,7 @@ const routes = new WeakMap<Catalog, Map<string, Route>>();
 /**
  * `resolveModel` then `expandCandidates`, remembered per catalog: a catalog never changes (a
  * reload builds a new one), and every request of a session names the same model. Names that
- * resolve to nothing are not remembered. The result is shared: callers must not mutate it.
+ * resolve to nothing are not remembered. The result is shared, its lists frozen.
  */
 export function routeModel(catalog: Catalog, model: string): Route {
   let cache = routes.get(catalog);
@@ -140,11 +140,18 @@ export function routeModel(catalog: Catalog, model: string): Route {
   if (hit) return hit;
   const resolution = resolveModel(catalog, model);
   if (resolution.kind !== 'targets') return { resolution, expansion: null };
-  const route: Route = { resolution, expansion: expandCandidates(resolution.targets) };
+  const { candidates, unexecutable } = expandCandidates(resolution.targets);
+  // Frozen: a caller that pushed onto a shared list would change every later request's route.
+  const route: Route = {
+    resolution,
+    expansion: { candidates: Object.freeze(candidates), unexecutable: Object.freeze(unexecutable) },
+  };
   if (!cache) {
     cache = new Map();
     routes.set(catalog, cache);
   }
-  if (cache.size < ROUTE_CACHE_LIMIT) cache.set(model, route);
+  // `provider/<anything>` resolves, so a client can name endlessly many: the oldest goes first.
+  if (cache.size >= ROUTE_CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
+  cache.set(model, route);
   return route;
 }
