@@ -242,7 +242,7 @@ describe('capacity: eligible candidates exist but every free one is held → WAI
 
 const CONNECTIONS = ['c1', 'c2', 'c3'];
 
-function catalog(): Catalog {
+function catalog(connections: readonly string[] = CONNECTIONS): Catalog {
   return new Catalog(
     [
       {
@@ -253,7 +253,7 @@ function catalog(): Catalog {
         models: ['m'],
         timeouts: {},
         enabled: true,
-        connections: CONNECTIONS.map((id) => ({
+        connections: connections.map((id) => ({
           id,
           provider: 'p',
           apiKey: 'k',
@@ -472,6 +472,30 @@ describe('POST /api/v1/session-leases actions (service level, real SQLite)', () 
     expect(service(store).views(1)).toEqual([
       { connection: 'c1', generation: 1, state: 'ACTIVE', expiresAt: 120_000 },
     ]);
+  });
+
+  it('a lease whose connection was removed ends at the next reconcile (catalog reload)', () => {
+    let cat = catalog();
+    const svc = new LeaseService({
+      repo: store.leases,
+      emit: (e) => events.push(e),
+      log: silent,
+      keys: KEYS,
+      catalog: () => cat,
+      exclusion: () => null,
+      connectionEligible: () => true,
+    });
+    svc.handle(key('a'), { action: 'acquire' }, 0);
+    svc.reconcile(5);
+    expect(svc.views(5)).toHaveLength(1);
+    cat = catalog(['c2', 'c3']);
+    svc.reconcile(10);
+    expect(svc.views(10)).toEqual([]);
+    expect(events.at(-1)).toMatchObject({
+      type: 'lease.ended',
+      lease: { connection: 'c1', state: 'INVALIDATED' },
+      cause: 'its connection was removed',
+    });
   });
 
   it('a key that lost the scope has its leases invalidated at start', () => {

@@ -153,6 +153,9 @@ export function createEngine(opts: EngineOptions): Engine {
   const reload = () => {
     catalog = loadCatalog();
     pools.retain(catalog.providers.keys());
+    // A lease on a connection that was just removed would route its owner nowhere until it
+    // expired: end it now, with a reason the owner is told.
+    leases.reconcile(clock.now());
   };
   const resilience = new ResilienceManager({
     settings,

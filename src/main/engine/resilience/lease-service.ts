@@ -268,6 +268,7 @@ export class LeaseService {
             superseded: 'superseded by a newer generation of the same owner',
             key_revoked: 'its API key no longer has the lease scope',
             connection_not_allowed: "the connection is no longer in its key's allowedConnections",
+            connection_removed: 'its connection was removed',
           }[s.reason]);
     return { type: 'lease.ended', at, lease: leaseView(lease), cause: why };
   }
@@ -283,7 +284,8 @@ export class LeaseService {
 
   /**
    * Ends ACTIVE leases the configuration no longer allows: their key is gone or lost the scope,
-   * or their connection left the key's allowedConnections. Also prunes old ended rows.
+   * their connection left the key's allowedConnections, or the connection was removed. Runs at
+   * start and after every catalog reload. Also prunes old ended rows.
    */
   reconcile(now: number): void {
     this.write(now, (events) => {
@@ -293,11 +295,13 @@ export class LeaseService {
           ? ('key_revoked' as const)
           : !key!.allowedConnections!.includes(l.connection)
             ? ('connection_not_allowed' as const)
-            : null;
+            : !this.deps.catalog().connections.has(l.connection)
+              ? ('connection_removed' as const)
+              : null;
         if (!reason) continue;
         const ended = this.transition(l, { type: 'invalidate', reason }, now);
         events.push(this.ended(ended, now));
-        this.deps.log.info(`lease on ${l.connection} invalidated at start (${reason})`);
+        this.deps.log.info(`lease on ${l.connection} invalidated (${reason})`);
       }
       this.deps.repo.prune(now - ENDED_RETENTION_MS);
     });

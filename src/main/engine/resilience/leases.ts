@@ -57,7 +57,8 @@ export type EndReason =
   | 'ttl_elapsed'
   | 'superseded'
   | 'key_revoked'
-  | 'connection_not_allowed';
+  | 'connection_not_allowed'
+  | 'connection_removed';
 
 /** The state with its data: only ended leases carry when and why they ended. */
 export type LeaseStatus =
@@ -80,7 +81,10 @@ export interface Lease {
 export type LeaseCommand =
   | { type: 'renew'; ttlMs: number }
   | { type: 'release'; reason: 'released' | 'released_by_operator' }
-  | { type: 'invalidate'; reason: 'superseded' | 'key_revoked' | 'connection_not_allowed' }
+  | {
+      type: 'invalidate';
+      reason: 'superseded' | 'key_revoked' | 'connection_not_allowed' | 'connection_removed';
+    }
   | { type: 'move'; connection: string };
 
 export type LeaseErrorCode =
