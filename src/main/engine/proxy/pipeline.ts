@@ -61,7 +61,7 @@ import { emptyUsage, mergeUsage, SseUsageObserver, type Usage, usageOfBody } fro
 export interface PipelineDeps {
   catalog(): Catalog;
   /** The same object until settings change: merges with provider timeouts are kept by it. */
-  timeouts(): UpstreamTimeouts;
+  timeouts(): Readonly<UpstreamTimeouts>;
   pools: UpstreamPools;
   clock: Clock;
   log: Logger;
@@ -81,7 +81,12 @@ export interface PipelineDeps {
   flow: FlowControl;
   /** Anthropic subscription accounts: low-priority lane and limit reset (§2). */
   subscription?: SubscriptionService;
-  cooldownWait(): { enabled: boolean; maxWaitMs: number; maxAttempts: number; budgetMs: number };
+  cooldownWait(): Readonly<{
+    enabled: boolean;
+    maxWaitMs: number;
+    maxAttempts: number;
+    budgetMs: number;
+  }>;
   /** Reports a queue rejection for the event stream. */
   events?(r: { code: string; candidate: Candidate; message: string }): void;
   /** Stream throughput watchdog settings (§6) when it is switched on, else null. */
@@ -400,10 +405,10 @@ function upstreamPathFor(ctx: RequestContext, candidate: Candidate): string {
 // A provider's own timeouts over the settings, merged once per provider and settings change.
 const mergedTimeouts = new WeakMap<
   Candidate['target']['provider'],
-  { base: UpstreamTimeouts; merged: UpstreamTimeouts }
+  { base: Readonly<UpstreamTimeouts>; merged: Readonly<UpstreamTimeouts> }
 >();
 
-function timeoutsFor(candidate: Candidate, deps: PipelineDeps): UpstreamTimeouts {
+function timeoutsFor(candidate: Candidate, deps: PipelineDeps): Readonly<UpstreamTimeouts> {
   const base = deps.timeouts();
   const provider = candidate.target.provider;
   const known = mergedTimeouts.get(provider);

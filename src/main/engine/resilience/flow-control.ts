@@ -48,7 +48,7 @@ export class FlowControl {
   private readonly flusher: DeferredFlush;
   // Read for every attempt: computed once per settings change.
   private readonly concurrency: () => { enabled: boolean; options: SemaphoreOptions };
-  private readonly queueLimits: () => QueueLimits;
+  private readonly queueLimits: () => Readonly<QueueLimits>;
   private readonly ttlMs: () => number;
 
   constructor(private readonly deps: FlowDeps) {
@@ -92,7 +92,7 @@ export class FlowControl {
     return this.semaphores.get(conn.id)?.saturated ?? false;
   }
 
-  limits(conn: CatalogConnection): QueueLimits {
+  limits(conn: CatalogConnection): Readonly<QueueLimits> {
     const overrides = conn.options?.rateLimitOverrides;
     return overrides ? resolveLimits(this.queueLimits(), overrides) : this.queueLimits();
   }

@@ -128,7 +128,7 @@ export class ResilienceManager {
 
   // ---------------------------------------------------------------- settings
 
-  lockoutSettings(): LockoutSettings {
+  lockoutSettings(): Readonly<LockoutSettings> {
     return this.derived.lockout();
   }
 
