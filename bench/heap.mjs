@@ -6,43 +6,15 @@
 // snapshot before and while 1 000 streams are held open after their first chunk, and prints the
 // JavaScript heap per stream by constructor. A diagnostic for the RSS-per-stream figure of
 // `npm run bench`: RSS counts garbage not yet collected, a snapshot counts only what is live.
-import { fork, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildIfStale, ROOT, SERVE_OUTPUTS } from '../scripts/build-if-stale.mjs';
+import { killAll, sleep, startGenerator, startServer, startUpstream } from './harness.mjs';
 
 const which = process.argv.slice(2).find((a) => !a.startsWith('--')) ?? 'breakwater';
 const bodyKb = Number(process.argv.find((a) => a.startsWith('--body-kb='))?.slice(10) ?? 0);
 const STREAMS = 1000;
-const children = new Set();
-process.on('exit', () => {
-  for (const c of children) c.kill('SIGKILL');
-});
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-function start(args, pattern, opts = {}) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, {
-      stdio: ['ignore', 'pipe', 'pipe', ...(opts.ipc ? ['ipc'] : [])],
-      cwd: opts.cwd ?? ROOT,
-    });
-    children.add(child);
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-      const m = pattern.exec(out);
-      if (!m) return;
-      child.stdout.removeAllListeners('data');
-      child.stdout.resume();
-      resolve({ child, origin: `http://127.0.0.1:${m[1]}` });
-    });
-    child.stderr.on('data', (d) => (err += d));
-    child.once('exit', (code) => reject(new Error(`exited (${code}) before listening: ${err}`)));
-  });
-}
-
 /** Self size per constructor (strings, code and internal arrays grouped by kind). */
 function sizes(file) {
   const s = JSON.parse(readFileSync(file, 'utf8'));
@@ -68,34 +40,8 @@ async function main() {
   buildIfStale(SERVE_OUTPUTS);
   const scratch = mkdtempSync(join(tmpdir(), 'breakwater-heap-'));
   try {
-    const upstream = await start(
-      ['--import', 'tsx', join(ROOT, 'bench', 'upstream.ts')],
-      /upstream listening on (\d+)/,
-      { ipc: true },
-    );
-    const setStep = (step) =>
-      new Promise((r) => {
-        upstream.child.once('message', r);
-        upstream.child.send({ step });
-      });
-    const gen = fork(join(ROOT, 'bench', 'load.mjs'), [], {
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    });
-    children.add(gen);
-    let seq = 0;
-    const waiting = new Map();
-    gen.on('message', (m) => {
-      const w = waiting.get(m.id);
-      if (!w) return;
-      waiting.delete(m.id);
-      if (m.error) w.reject(new Error(m.error));
-      else w.resolve(m.result);
-    });
-    const ask = (cmd, job, id = `${++seq}`) =>
-      new Promise((resolve, reject) => {
-        waiting.set(id, { resolve, reject });
-        gen.send({ id, cmd, job });
-      });
+    const upstream = await startUpstream();
+    const gen = startGenerator();
 
     const config = join(scratch, 'breakwater.json');
     writeFileSync(
@@ -126,12 +72,16 @@ async function main() {
     const flag = '--heapsnapshot-signal=SIGUSR2';
     const proxy =
       which === 'reference'
-        ? await start(
+        ? await startServer(
+            'reference',
+            process.execPath,
             [flag, join(ROOT, 'bench', 'reference.mjs'), upstream.origin],
             /reference listening on (\d+)/,
             { cwd: dir },
           )
-        : await start(
+        : await startServer(
+            'breakwater',
+            process.execPath,
             [
               flag,
               join(ROOT, 'out', 'main', 'cli.js'),
@@ -183,19 +133,15 @@ async function main() {
     };
 
     const text = Array.from({ length: 100 }, (_, i) => `w${i % 10} `).join('');
-    await setStep({ text, chunks: 100 });
-    await ask('throughput', job({ concurrency: 64, warmupMs: 0, durationMs: 1000 }));
-    await setStep({ text, chunks: 100, stallAfterChunks: 1 });
+    await upstream.setStep({ text, chunks: 100 });
+    await gen.ask('throughput', job({ concurrency: 64, warmupMs: 0, durationMs: 1000 }));
+    await upstream.setStep({ text, chunks: 100, stallAfterChunks: 1 });
     await sleep(500);
     const before = sizes(await snapshot());
-    const id = `${++seq}`;
-    const released = new Promise((resolve, reject) =>
-      waiting.set(`${id}:released`, { resolve, reject }),
-    );
-    const opened = await ask('openStreams', job({ count: STREAMS, timeoutMs: 15_000 }), id);
+    const held = await gen.holdOpenStreams(job({ count: STREAMS, timeoutMs: 15_000 }));
+    const opened = held.result;
     const during = sizes(await snapshot());
-    gen.send({ cmd: 'release' });
-    await released;
+    await held.release();
 
     const n = opened.opened;
     process.stdout.write(
@@ -214,10 +160,10 @@ async function main() {
         `${r.bytes.toFixed(0).padStart(6)} B ${r.count.toFixed(1).padStart(6)} ×  ${r.key}\n`,
       );
     }
-    gen.disconnect();
+    gen.child.disconnect();
     upstream.child.disconnect();
   } finally {
-    for (const c of children) c.kill('SIGKILL');
+    killAll();
     rmSync(scratch, { recursive: true, force: true });
   }
 }

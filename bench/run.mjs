@@ -9,11 +9,12 @@
 //   --quick     one round, shorter runs (for iterating; not for the record)
 //   --no-pin    do not pin processes to cores (see PIN)
 //   --profile   run Breakwater and the reference with --cpu-prof; profiles land in bench/profiles/
-import { fork, spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, freemem, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { buildIfStale, ROOT, SERVE_OUTPUTS } from '../scripts/build-if-stale.mjs';
+import { killAll, sleep, startGenerator, startServer, startUpstream } from './harness.mjs';
 
 const args = new Set(process.argv.slice(2));
 const QUICK = args.has('--quick');
@@ -82,53 +83,6 @@ const HEADERS = { 'content-type': 'application/json' };
 
 // --- processes -------------------------------------------------------------------------------
 
-const children = new Set();
-function track(child) {
-  children.add(child);
-  child.once('exit', () => children.delete(child));
-  return child;
-}
-function killAll() {
-  for (const c of children) c.kill('SIGKILL');
-}
-process.on('exit', killAll);
-for (const s of ['SIGINT', 'SIGTERM']) {
-  process.on(s, () => {
-    killAll();
-    process.exit(130);
-  });
-}
-
-/** Spawns a server and resolves once it prints its port; `startMs` is spawn → that line. */
-function startServer(label, command, argv, pattern, opts = {}) {
-  return new Promise((resolve, reject) => {
-    const t0 = process.hrtime.bigint();
-    const child = track(
-      spawn(command, argv, { stdio: ['ignore', 'pipe', 'pipe', ...(opts.ipc ? ['ipc'] : [])] }),
-    );
-    let out = '';
-    let err = '';
-    const onData = (d) => {
-      out += d;
-      const m = pattern.exec(out);
-      if (m) {
-        const startMs = Number(process.hrtime.bigint() - t0) / 1e6;
-        child.stdout.off('data', onData);
-        child.stdout.resume();
-        resolve({ label, child, port: Number(m[1]), startMs, origin: `http://127.0.0.1:${m[1]}` });
-      }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', (d) => {
-      err += d;
-      if (err.length > 64 * 1024) err = err.slice(-32 * 1024);
-    });
-    child.once('exit', (code) =>
-      reject(new Error(`${label} exited (${code}) before listening:\n${err}`)),
-    );
-  });
-}
-
 function stop(server) {
   return new Promise((resolve) => {
     if (server.child.exitCode !== null) return resolve();
@@ -177,49 +131,22 @@ async function pinnedFor(proxies, fn) {
   if (!PIN) return fn();
   const all = `0-${cpus().length - 1}`;
   for (const p of proxies) setCores(p.child.pid, String(PROXY_CORE));
-  for (const pid of [upstream.child.pid, gen.pid]) setCores(pid, String(LOAD_CORE));
+  for (const pid of [upstream.child.pid, gen.child.pid]) setCores(pid, String(LOAD_CORE));
   try {
     return await fn();
   } finally {
-    for (const pid of [...proxies.map((p) => p.child.pid), upstream.child.pid, gen.pid]) {
+    for (const pid of [...proxies.map((p) => p.child.pid), upstream.child.pid, gen.child.pid]) {
       setCores(pid, all);
     }
   }
 }
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
 // --- upstream, generator ---------------------------------------------------------------------
 
 let upstream;
-function setStep(step) {
-  return new Promise((resolve) => {
-    upstream.child.once('message', resolve);
-    upstream.child.send({ step });
-  });
-}
-
 let gen;
-let seq = 0;
-const waiting = new Map();
-function startGenerator() {
-  gen = track(
-    fork(join(BENCH, 'load.mjs'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }),
-  );
-  gen.on('message', (msg) => {
-    const w = waiting.get(msg.id);
-    if (!w) return;
-    waiting.delete(msg.id);
-    if (msg.error) w.reject(new Error(msg.error));
-    else w.resolve(msg.result);
-  });
-}
-function ask(cmd, job, id = `${++seq}`) {
-  return new Promise((resolve, reject) => {
-    waiting.set(id, { resolve, reject });
-    gen.send({ id, cmd, job });
-  });
-}
+const setStep = (step) => upstream.setStep(step);
+const ask = (cmd, job) => gen.ask(cmd, job);
 
 // --- Breakwater and the reference ------------------------------------------------------------
 
@@ -431,19 +358,13 @@ async function scenarioOpenStreams() {
       await setStep({ text: STREAM_TEXT, chunks: 100, stallAfterChunks: 1 });
       await sleep(500);
       const before = await rss(s.child.pid);
-      const id = `${++seq}`;
-      const released = new Promise((resolve, reject) =>
-        waiting.set(`${id}:released`, { resolve, reject }),
-      );
-      const opened = await ask(
-        'openStreams',
+      const held = await gen.holdOpenStreams(
         job(s, true, { count: OPEN_STREAMS, timeoutMs: 15_000 }),
-        id,
       );
+      const opened = held.result;
       await sleep(500);
       const during = await rss(s.child.pid);
-      gen.send({ cmd: 'release' });
-      await released;
+      await held.release();
       const perStream = opened.opened > 0 ? (during - before) / opened.opened : Number.NaN;
       return { before, during, perStream, ...opened };
     } finally {
@@ -657,16 +578,10 @@ async function main() {
   scratch = mkdtempSync(join(tmpdir(), 'breakwater-bench-'));
   if (PROFILE) mkdirSync(join(BENCH, 'profiles'), { recursive: true });
   try {
-    upstream = await startServer(
-      'upstream',
-      process.execPath,
-      ['--import', 'tsx', join(BENCH, 'upstream.ts')],
-      /upstream listening on (\d+)/,
-      { ipc: true },
-    );
+    upstream = await startUpstream();
     configFile = join(scratch, 'breakwater.json');
     writeFileSync(configFile, JSON.stringify(breakwaterConfig(upstream.origin), null, 2));
-    startGenerator();
+    gen = startGenerator();
     const direct = { label: 'direct', origin: upstream.origin };
     const reference = await startReference();
     const breakwater = await startBreakwater();
@@ -733,7 +648,7 @@ async function main() {
     );
     log(`done; wrote ${file}`);
   } finally {
-    gen?.disconnect();
+    gen?.child.disconnect();
     upstream?.child.disconnect();
     await sleep(200);
     killAll();
