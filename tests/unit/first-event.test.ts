@@ -1,13 +1,33 @@
-import { Readable } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { peekOpeningError } from '../../src/main/engine/proxy/first-event';
+import { UpstreamBody } from '../../src/main/engine/proxy/upstream-body';
 
-async function drain(body: Readable): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of body) chunks.push(chunk as Buffer);
-  // Joined before decoding: a cut may fall inside a character.
-  return Buffer.concat(chunks).toString('utf8');
+/** A body whose chunks arrive one per turn of the event loop, as from a socket. */
+function arriving(chunks: Buffer[]): UpstreamBody {
+  const body = new UpstreamBody();
+  let i = 0;
+  const step = () => {
+    if (i < chunks.length) {
+      body.push(chunks[i++]!);
+      setImmediate(step);
+    } else body.end();
+  };
+  setImmediate(step);
+  return body;
+}
+
+/** Reads the rest the way the relay does (a reader), and decodes it whole. */
+function drain(body: UpstreamBody): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    body.read({
+      data: (chunk) => chunks.push(chunk) > 0,
+      // Joined before decoding: a cut may fall inside a character.
+      end: () => resolve(Buffer.concat(chunks).toString('utf8')),
+      error: reject,
+    });
+  });
 }
 
 function split(text: string, cuts: number[]): Buffer[] {
@@ -39,7 +59,7 @@ describe('7. an error arriving as the first event of a 200 stream (Breakwater)',
       ],
     ];
     for (const [text, status] of cases) {
-      const found = await peekOpeningError(Readable.from([Buffer.from(text)]));
+      const found = await peekOpeningError(arriving([Buffer.from(text)]));
       expect(found?.status).toBe(status);
       expect(JSON.parse(found!.raw.toString())).toBeTruthy();
     }
@@ -48,7 +68,7 @@ describe('7. an error arriving as the first event of a 200 stream (Breakwater)',
   it('hands a healthy stream on byte for byte, however it is chunked', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(fc.nat(), { maxLength: 12 }), async (cuts) => {
-        const body = Readable.from(split(CHAT, cuts));
+        const body = arriving(split(CHAT, cuts));
         expect(await peekOpeningError(body)).toBeNull();
         expect(await drain(body)).toBe(CHAT);
       }),
@@ -59,12 +79,12 @@ describe('7. an error arriving as the first event of a 200 stream (Breakwater)',
   it('finds an error whose key is spelled with an escape (the bytes never say "error")', async () => {
     const text = 'data: {"\\u0065rror":{"type":"rate_limit_exceeded","message":"busy"}}\n\n';
     expect(text).not.toContain('error');
-    const found = await peekOpeningError(Readable.from([Buffer.from(text)]));
+    const found = await peekOpeningError(arriving([Buffer.from(text)]));
     expect(found?.status).toBe(429);
   });
 
   it('hands on a stream that ends before any complete event', async () => {
-    const body = Readable.from([Buffer.from('data: [DONE]')]);
+    const body = arriving([Buffer.from('data: [DONE]')]);
     expect(await peekOpeningError(body)).toBeNull();
     expect(await drain(body)).toBe('data: [DONE]');
   });
@@ -150,7 +170,7 @@ describe('peekOpeningError, for any chunking', () => {
   it('finds the first event past comment blocks, whatever the line endings and cuts', async () => {
     await fc.assert(
       fc.asyncProperty(openingArb, async ({ text, chunks, first }) => {
-        const body = Readable.from(chunks);
+        const body = arriving(chunks);
         const found = await peekOpeningError(body);
         if (first.status === null) {
           expect(found).toBeNull();

@@ -1,5 +1,3 @@
-import type { Dispatcher } from 'undici';
-
 /** How one upstream attempt ended before anything reached the client. */
 export type AttemptFailure =
   | { kind: 'network'; errorClass: string; message: string }
@@ -49,8 +47,51 @@ function causeOf(err: unknown): { code?: string; message?: string } {
   return (err as { code?: string; message?: string }) ?? {};
 }
 
+/** Whether and why an attempt was cancelled (an `AbortSignal` or an `AttemptCancel`). */
+export interface CancelState {
+  readonly aborted: boolean;
+  readonly reason: unknown;
+}
+
+/**
+ * Cancels one upstream attempt: the call in flight and any wait it is in. The `AbortSignal`
+ * the waits (queue, subscription lane) listen to is made only when one asks for it: nearly
+ * every attempt waits for nothing, and a signal with a listener costs more than the rest of a
+ * pass-through's bookkeeping.
+ */
+export class AttemptCancel implements CancelState {
+  reason: Error | null = null;
+  private controller: AbortController | null = null;
+  private call: { abort(reason: Error): void } | null = null;
+
+  get aborted(): boolean {
+    return this.reason !== null;
+  }
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.reason) this.controller.abort(this.reason);
+    }
+    return this.controller.signal;
+  }
+
+  /** The upstream call now in flight, cancelled with the attempt. */
+  bind(call: { abort(reason: Error): void }): void {
+    this.call = call;
+    if (this.reason) call.abort(this.reason);
+  }
+
+  abort(reason: Error): void {
+    if (this.reason) return;
+    this.reason = reason;
+    this.controller?.abort(reason);
+    this.call?.abort(reason);
+  }
+}
+
 /** Maps an error thrown by undici (or our own abort reasons) to a class and a safe message. */
-export function classifyAttemptError(err: unknown, signal: AbortSignal): AttemptFailure {
+export function classifyAttemptError(err: unknown, signal: CancelState): AttemptFailure {
   const reason = signal.aborted ? signal.reason : undefined;
   if (reason instanceof ClientAbortError) return { kind: 'client_abort' };
   if (reason instanceof DeadlineError) {
@@ -66,11 +107,14 @@ export function classifyAttemptError(err: unknown, signal: AbortSignal): Attempt
   };
 }
 
+/** A body as undici's `request()` and `UpstreamBody` both give it. */
+export interface ReadableBody extends AsyncIterable<Uint8Array> {
+  readonly destroyed: boolean;
+  destroy(): unknown;
+}
+
 /** Reads at most `limit` bytes of a body and discards the rest (error bodies are small). */
-export async function readBounded(
-  body: Dispatcher.ResponseData['body'],
-  limit: number,
-): Promise<Buffer> {
+export async function readBounded(body: ReadableBody, limit: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   try {

@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream';
+import type { UpstreamBody } from './upstream-body';
 
 const PEEK_LIMIT = 64 * 1024;
 
@@ -104,50 +104,39 @@ function isEvent(block: string): boolean {
 /**
  * Reads a 200 event stream up to its first complete event (skipping comment lines). When that
  * event is an error, returns it, the stream is spent and the caller treats it like an error
- * status. Otherwise the stream is handed on untouched: its async iteration (what the relay and
- * `readBounded` use) yields the chunks read here first, then continues from the same iterator,
- * so the body is never switched between reading modes or copied.
+ * status. Otherwise the chunks read here are put back in front of the body, so whoever reads it
+ * next gets the stream byte for byte, with nothing copied.
  */
-export async function peekOpeningError(body: Readable): Promise<StreamOpeningError | null> {
-  const it = body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+export async function peekOpeningError(body: UpstreamBody): Promise<StreamOpeningError | null> {
   const seen: Buffer[] = [];
   let size = 0;
   // Where the first block not yet known to be only comments starts, so none is read twice.
   let from = 0;
-  for (;;) {
-    const next = await it.next();
-    if (next.done) break;
-    const chunk = next.value;
-    seen.push(chunk);
-    size += chunk.length;
-    // The first event nearly always comes whole in the first chunk: join only when it did not.
-    const bytes = seen.length === 1 ? chunk : Buffer.concat(seen, size);
-    let firstEvent: string | undefined;
-    for (let blank = blankLine(bytes, from); blank; blank = blankLine(bytes, from)) {
-      const block = bytes.toString('utf8', from, blank.end);
-      from = blank.next;
-      if (isEvent(block)) {
-        firstEvent = block;
+  try {
+    for (let chunk = await body.next(); chunk !== null; chunk = await body.next()) {
+      seen.push(chunk);
+      size += chunk.length;
+      // The first event nearly always comes whole in the first chunk: join only when it did not.
+      const bytes = seen.length === 1 ? chunk : Buffer.concat(seen, size);
+      let firstEvent: string | undefined;
+      for (let blank = blankLine(bytes, from); blank; blank = blankLine(bytes, from)) {
+        const block = bytes.toString('utf8', from, blank.end);
+        from = blank.next;
+        if (isEvent(block)) {
+          firstEvent = block;
+          break;
+        }
+      }
+      if (firstEvent !== undefined || size >= PEEK_LIMIT) {
+        const parsed =
+          firstEvent !== undefined && mayBeError(firstEvent) ? parseFirstEvent(firstEvent) : null;
+        const err = parsed ? openingError(parsed.name, parsed.data) : null;
+        if (err) return { status: statusOf(err), raw: Buffer.from(JSON.stringify(parsed!.data)) };
         break;
       }
     }
-    if (firstEvent !== undefined || size >= PEEK_LIMIT) {
-      const parsed =
-        firstEvent !== undefined && mayBeError(firstEvent) ? parseFirstEvent(firstEvent) : null;
-      const err = parsed ? openingError(parsed.name, parsed.data) : null;
-      if (err) return { status: statusOf(err), raw: Buffer.from(JSON.stringify(parsed!.data)) };
-      break;
-    }
+  } finally {
+    body.unshift(seen);
   }
-  const resumed: AsyncIterator<Buffer> = {
-    next: () => {
-      const chunk = seen.shift();
-      return chunk !== undefined ? Promise.resolve({ value: chunk, done: false }) : it.next();
-    },
-    return: (value?: unknown) =>
-      it.return?.(value) ?? Promise.resolve({ value: undefined, done: true }),
-  };
-  // One iteration only, as with any stream: the relay takes over this iterator.
-  Object.defineProperty(body, Symbol.asyncIterator, { value: () => resumed, configurable: true });
   return null;
 }

@@ -1,5 +1,4 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import type { Dispatcher } from 'undici';
 import type { RequestLogEntry, UpstreamTimeouts } from '../../../shared/contract';
 import type { Catalog } from '../catalog';
 import type { Clock } from '../clock';
@@ -36,7 +35,14 @@ import {
   upstreamFormatFor,
   type WireFormat,
 } from '../translate';
-import { ClientAbortError, classifyAttemptError, DeadlineError, readBounded } from './attempt';
+import {
+  AttemptCancel,
+  type CancelState,
+  ClientAbortError,
+  classifyAttemptError,
+  DeadlineError,
+  readBounded,
+} from './attempt';
 import {
   type ErrorKind,
   errorBody,
@@ -54,7 +60,8 @@ import {
   ThroughputTripError,
   WATCHDOG_ERROR_CLASS,
 } from './stream-watch';
-import { type UpstreamPools, upstreamPath } from './upstream';
+import { type UpstreamPools, type UpstreamResponse, upstreamPath } from './upstream';
+import type { BodyReader } from './upstream-body';
 import { clientErrorFromUpstream, readUpstreamError } from './upstream-errors';
 import { emptyUsage, mergeUsage, SseUsageObserver, type Usage, usageOfBody } from './usage';
 
@@ -208,7 +215,9 @@ async function runPipeline(
   gatewayKey: GatewayKey | null,
 ): Promise<void> {
   res.once('close', () => {
-    if (!res.writableFinished) ctx.clientGone = true;
+    // After a complete answer there is nothing left to cancel (and no Error worth making).
+    if (res.writableFinished) return;
+    ctx.clientGone = true;
     ctx.abortAttempt?.();
   });
   try {
@@ -537,8 +546,8 @@ async function dispatch(
   ): Promise<'done' | 'next' | 'retry'> {
     const timeouts = timeoutsFor(candidate, deps);
     const attemptMs = Math.min(timeouts.totalMs, budgetEnd - now);
-    const controller = new AbortController();
-    ctx.abortAttempt = () => controller.abort(new ClientAbortError());
+    const cancel = new AttemptCancel();
+    ctx.abortAttempt = () => cancel.abort(new ClientAbortError());
     let hold: FlowHold | null = null;
     let admission: { ok: true; probe: boolean; ticket: number | null } | null = null;
     let deadline: NodeJS.Timeout | null = null;
@@ -550,8 +559,8 @@ async function dispatch(
           candidate.target.provider.id,
           candidate.connection,
           attemptMs,
-          controller.signal,
-          () => controller.abort(new ExecutionExpiredError()),
+          cancel,
+          () => cancel.abort(new ExecutionExpiredError()),
         );
       } catch (err) {
         if (!(err instanceof QueueRejection)) throw err;
@@ -581,17 +590,18 @@ async function dispatch(
       const probe = admitted.probe;
       attempted++;
       ctx.served = candidate;
-      deadline = setTimeout(() => controller.abort(new DeadlineError(remaining)), remaining);
+      deadline = setTimeout(() => cancel.abort(new DeadlineError(remaining)), remaining);
       deps.inFlight.set(connId, (deps.inFlight.get(connId) ?? 0) + 1);
-      let upstream: Dispatcher.ResponseData;
+      let upstream: UpstreamResponse;
       let opening: StreamOpeningError | null = null;
       try {
         const secret = catalog.secretOf(candidate.connection);
         // The body is made inside, not captured: this attempt's frame lives as long as the
         // stream, and should not keep a copy of the request body alive with it.
-        const send = (extra: Record<string, string>) => {
+        const send = (extra: Record<string, string>): Promise<UpstreamResponse> => {
+          if (cancel.reason) return Promise.reject(cancel.reason);
           const body = bodyFor(ctx, candidate);
-          return deps.pools.request({
+          const exchange = deps.pools.request({
             provider: candidate.target.provider,
             path: upstreamPathFor(ctx, candidate),
             headers: upstreamHeaders(
@@ -604,8 +614,9 @@ async function dispatch(
             ),
             body,
             timeouts: { ...timeouts, totalMs: remaining },
-            signal: controller.signal,
           });
+          cancel.bind(exchange);
+          return exchange.response;
         };
         // Anthropic subscription accounts (§2): a 5-hour limit 429 is answered on this
         // connection (limit reset, low-priority lane) before classification and cooldown see it.
@@ -614,17 +625,17 @@ async function dispatch(
               candidate,
               secret,
               startedAt + remaining,
-              controller.signal,
+              cancel.signal,
               send,
             )
           : await send(NO_EXTRA_HEADERS);
         if (isEventStream(upstream)) opening = await openingErrorOf(upstream);
       } catch (err) {
-        if (controller.signal.reason instanceof ExecutionExpiredError) {
+        if (cancel.reason instanceof ExecutionExpiredError) {
           settled = true;
           return executionExpired(candidate);
         }
-        const failure = classifyAttemptError(err, controller.signal);
+        const failure = classifyAttemptError(err, cancel);
         if (failure.kind === 'client_abort') {
           markClientAbort(ctx);
           return 'done';
@@ -656,11 +667,7 @@ async function dispatch(
       const status = opening?.status ?? upstream.statusCode;
       if (status >= 400) {
         const raw = opening?.raw ?? (await readBounded(upstream.body, ERROR_BODY_LIMIT));
-        if (opening && !upstream.body.destroyed) {
-          // undici reports destroying an unread body as an 'error'; nobody reads it any more.
-          upstream.body.once('error', () => {});
-          upstream.body.destroy();
-        }
+        if (opening) upstream.body.destroy();
         const cls = classify(
           {
             provider: candidate.target.provider.id,
@@ -698,7 +705,7 @@ async function dispatch(
       // Earlier attempts' failures stay in the decision; the outcome is this attempt's.
       ctx.errorClass = null;
       ctx.errorMessage = null;
-      const relayed = await relay(ctx, res, upstream, controller.signal, candidate);
+      const relayed = await relay(ctx, res, upstream, cancel, candidate);
       // A watchdog trip is Breakwater's own stream handling (§1): neither a provider failure nor
       // a success, so the admission is only released (in finally) and no pin is made.
       if (relayed === 'retry' || ctx.errorClass === WATCHDOG_ERROR_CLASS) {
@@ -958,14 +965,12 @@ function brokeOffUpstream(errorClass: string | null): boolean {
 
 const NO_EXTRA_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
-function isEventStream(upstream: Dispatcher.ResponseData): boolean {
+function isEventStream(upstream: UpstreamResponse): boolean {
   return String(upstream.headers['content-type'] ?? '').includes('text/event-stream');
 }
 
 /** A 200 event stream's opening error (RESILIENCE.md §7, a Breakwater addition), if any. */
-async function openingErrorOf(
-  upstream: Dispatcher.ResponseData,
-): Promise<StreamOpeningError | null> {
+async function openingErrorOf(upstream: UpstreamResponse): Promise<StreamOpeningError | null> {
   if (upstream.statusCode !== 200) return null;
   return peekOpeningError(upstream.body);
 }
@@ -1054,83 +1059,168 @@ function waitForDrain(res: ServerResponse): Promise<void> {
   });
 }
 
-async function relay(
+function relay(
   ctx: RequestContext,
   res: ServerResponse,
-  upstream: Dispatcher.ResponseData,
-  signal: AbortSignal,
+  upstream: UpstreamResponse,
+  signal: CancelState,
   candidate: Candidate,
 ): Promise<'retry' | undefined> {
   const translated = translatedFor(ctx, candidate);
   if (translated) return relayTranslated(ctx, res, upstream, signal, candidate, translated.wire);
-  const isSse = isEventStream(upstream);
-  const headers = clientResponseHeaders(upstream.headers);
-  const contentLength = upstream.headers['content-length'];
-  if (!isSse && typeof contentLength === 'string') headers['content-length'] = contentLength;
-  if (isSse) {
-    headers['cache-control'] = 'no-cache';
-    headers['x-accel-buffering'] = 'no';
+  return new PassThroughRelay(ctx, res, upstream, signal, candidate).done;
+}
+
+/**
+ * Relays an answer in the client's own format: each chunk is written as it arrives, the
+ * upstream socket paused while the client's is full. One object per answer and no promise per
+ * chunk: it reads the body as a `BodyReader`, and `done` settles when the answer has ended,
+ * broken off or been cut by the watchdog ('retry' when that happened before any byte went out).
+ */
+class PassThroughRelay implements BodyReader {
+  readonly done: Promise<'retry' | undefined>;
+  private settle!: (outcome: 'retry' | undefined) => void;
+  private crash!: (err: unknown) => void;
+  private readonly isSse: boolean;
+  /** Until the head is written; let go after. */
+  private headers: OutgoingHttpHeaders | null;
+  private readonly watch: StreamWatch | null;
+  /** With the watchdog on, the head and the events before the first useful one wait here (§6). */
+  private pending: Buffer[] | null;
+  private pendingBytes = 0;
+  private readonly observer: SseUsageObserver | null;
+  /** A whole answer's bytes, read for its usage at the end (up to NON_STREAM_USAGE_LIMIT). */
+  private kept: Buffer[] = [];
+  private keptBytes = 0;
+
+  constructor(
+    private readonly ctx: RequestContext,
+    private readonly res: ServerResponse,
+    private readonly upstream: UpstreamResponse,
+    private readonly signal: CancelState,
+    private readonly candidate: Candidate,
+  ) {
+    this.done = new Promise((resolve, reject) => {
+      this.settle = resolve;
+      this.crash = reject;
+    });
+    const isSse = isEventStream(upstream);
+    this.isSse = isSse;
+    const headers = clientResponseHeaders(upstream.headers);
+    const contentLength = upstream.headers['content-length'];
+    if (!isSse && typeof contentLength === 'string') headers['content-length'] = contentLength;
+    if (isSse) {
+      headers['cache-control'] = 'no-cache';
+      headers['x-accel-buffering'] = 'no';
+    }
+    this.headers = headers;
+    ctx.status = upstream.statusCode;
+    this.watch = isSse ? watchFor(ctx, ctx.endpoint.format, upstream) : null;
+    this.pending = this.watch ? [] : null;
+    this.observer = isSse ? new SseUsageObserver() : null;
+    if (!this.watch) this.open();
+    upstream.body.read(this);
   }
-  ctx.status = upstream.statusCode;
-  const open = () => {
-    res.writeHead(upstream.statusCode, addDecisionHeaders(headers, ctx, candidate));
-    committed(ctx);
+
+  private open(): void {
+    this.res.writeHead(
+      this.upstream.statusCode,
+      addDecisionHeaders(this.headers!, this.ctx, this.candidate),
+    );
+    this.headers = null;
+    committed(this.ctx);
     // Headers go out now: a streaming client must not wait for the first token to see them.
     // A whole body follows at once, and its headers leave with its first write (one syscall).
-    if (isSse) res.flushHeaders();
-  };
-  const watch = isSse ? watchFor(ctx, ctx.endpoint.format, upstream) : null;
-  // With the watchdog on, the head and the events before the first useful one wait here, so a
-  // trip before any useful output can start the request again (§6).
-  let pending: Buffer[] | null = watch ? [] : null;
-  let pendingBytes = 0;
-  const flushPending = (): Buffer => {
-    open();
-    const out = Buffer.concat(pending ?? [], pendingBytes);
-    pending = null;
+    if (this.isSse) this.res.flushHeaders();
+  }
+
+  /** Writes the head and hands back what was held, joined. */
+  private release(): Buffer {
+    this.open();
+    const out = Buffer.concat(this.pending ?? [], this.pendingBytes);
+    this.pending = null;
     return out;
-  };
-  if (!watch) open();
-  const observer = isSse ? new SseUsageObserver() : null;
-  const kept: Buffer[] = [];
-  let keptBytes = 0;
-  try {
-    for await (const chunk of upstream.body) {
-      let buf = chunk as Buffer;
-      if (ctx.ttfb === null) ctx.ttfb = ctx.now() - ctx.started;
-      if (observer) observer.push(buf);
-      else if (keptBytes < NON_STREAM_USAGE_LIMIT) {
-        kept.push(buf);
-        keptBytes += buf.length;
-      }
-      watch?.push(buf);
-      if (pending) {
-        pending.push(buf);
-        pendingBytes += buf.length;
-        if (!watch?.committed && pendingBytes < HOLD_LIMIT_BYTES) continue;
-        buf = flushPending();
-      }
-      ctx.bytesOut += buf.length;
-      if (!res.write(buf)) await waitForDrain(res);
-      if (ctx.clientGone) break;
+  }
+
+  data(chunk: Buffer): boolean {
+    const ctx = this.ctx;
+    let buf = chunk;
+    if (ctx.ttfb === null) ctx.ttfb = ctx.now() - ctx.started;
+    if (this.observer) this.observer.push(buf);
+    else if (this.keptBytes < NON_STREAM_USAGE_LIMIT) {
+      this.kept.push(buf);
+      this.keptBytes += buf.length;
     }
-  } catch (err) {
+    if (this.watch) {
+      this.watch.push(buf);
+      if (this.pending) {
+        this.pending.push(buf);
+        this.pendingBytes += buf.length;
+        if (!this.watch.committed && this.pendingBytes < HOLD_LIMIT_BYTES) return true;
+        buf = this.release();
+      }
+    }
+    ctx.bytesOut += buf.length;
+    if (this.res.write(buf)) return true;
+    // A client gone meanwhile is handled by the request's close listener, which cancels the
+    // call; the body then fails and `error` ends the relay.
+    this.res.once('drain', () => this.upstream.body.resume());
+    return false;
+  }
+
+  end(): void {
+    try {
+      this.watch?.stop();
+      const { ctx, res } = this;
+      if (ctx.clientGone) {
+        markClientAbort(ctx);
+        return this.settle(undefined);
+      }
+      if (this.pending) {
+        // The stream ended before any useful event: what it sent goes out as it was.
+        const held = this.release();
+        ctx.bytesOut += held.length;
+        res.end(held);
+      } else res.end();
+      if (this.observer) ctx.usage = this.observer.usage;
+      else if (this.keptBytes > 0 && this.keptBytes < NON_STREAM_USAGE_LIMIT) {
+        const kept = this.kept;
+        mergeUsage(ctx.usage, usageOfBody(kept.length === 1 ? kept[0]! : Buffer.concat(kept)));
+      }
+      this.kept = [];
+      this.settle(undefined);
+    } catch (err) {
+      this.crash(err);
+    }
+  }
+
+  error(err: Error): void {
+    try {
+      this.settle(this.broke(err));
+    } catch (thrown) {
+      this.crash(thrown);
+    }
+  }
+
+  private broke(err: Error): 'retry' | undefined {
+    this.watch?.stop();
+    const { ctx, res, candidate } = this;
     if (err instanceof ThroughputTripError && !ctx.clientGone) {
-      return watchdogEnding(ctx, res, ctx.endpoint.format, candidate, err, pending !== null);
+      return watchdogEnding(ctx, res, ctx.endpoint.format, candidate, err, this.pending !== null);
     }
-    if (pending) {
-      const held = flushPending();
+    if (this.pending) {
+      const held = this.release();
       ctx.bytesOut += held.length;
       res.write(held);
     }
-    const failure = classifyAttemptError(err, signal);
+    const failure = classifyAttemptError(err, this.signal);
     if (failure.kind === 'client_abort' || ctx.clientGone) {
       markClientAbort(ctx);
-      return;
+      return undefined;
     }
     ctx.errorClass = `stream_${failure.errorClass}`;
     ctx.errorMessage = `${candidate.target.label}: ${failure.message} after ${ctx.bytesOut} bytes`;
-    if (isSse) {
+    if (this.isSse) {
       // The status line is gone; a well-formed error event is the only honest ending.
       res.end(
         streamErrorEvent(ctx.endpoint.format, {
@@ -1143,25 +1233,7 @@ async function relay(
     } else {
       res.destroy();
     }
-    return;
-  } finally {
-    watch?.stop();
-    if (!upstream.body.destroyed) upstream.body.destroy();
-  }
-  if (ctx.clientGone) {
-    markClientAbort(ctx);
-    return;
-  }
-  if (pending) {
-    // The stream ended before any useful event: what it sent goes out as it was.
-    const held = flushPending();
-    ctx.bytesOut += held.length;
-    res.end(held);
-  } else res.end();
-  if (observer) ctx.usage = observer.usage;
-  else if (keptBytes > 0 && keptBytes < NON_STREAM_USAGE_LIMIT) {
-    const whole = kept.length === 1 ? kept[0]! : Buffer.concat(kept, keptBytes);
-    mergeUsage(ctx.usage, usageOfBody(whole));
+    return undefined;
   }
 }
 
@@ -1169,7 +1241,7 @@ async function relay(
 function watchFor(
   ctx: RequestContext,
   format: WireFormat,
-  upstream: Dispatcher.ResponseData,
+  upstream: UpstreamResponse,
 ): StreamWatch | null {
   return ctx.watchdog ? new StreamWatch(format, ctx.watchdog, ctx.now, upstream.body) : null;
 }
@@ -1241,8 +1313,8 @@ function translatedError(
 async function relayTranslated(
   ctx: RequestContext,
   res: ServerResponse,
-  upstream: Dispatcher.ResponseData,
-  signal: AbortSignal,
+  upstream: UpstreamResponse,
+  signal: CancelState,
   candidate: Candidate,
   wire: WireFormat,
 ): Promise<'retry' | undefined> {

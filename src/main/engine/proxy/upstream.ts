@@ -1,7 +1,9 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { buildConnector, Pool } from 'undici';
 import type { ProviderFormat, UpstreamTimeouts } from '../../../shared/contract';
 import type { CatalogProvider } from '../catalog';
+import { type BodySource, UpstreamBody } from './upstream-body';
 
 export interface UpstreamCall {
   provider: CatalogProvider;
@@ -10,8 +12,93 @@ export interface UpstreamCall {
   headers: Record<string, string>;
   body: Buffer;
   timeouts: UpstreamTimeouts;
-  signal: AbortSignal;
 }
+
+/** An upstream answer once its head has arrived; the body follows. */
+export interface UpstreamResponse {
+  readonly statusCode: number;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: UpstreamBody;
+}
+
+/**
+ * One upstream call on undici's dispatch API: the handler that receives the answer, the answer
+ * itself, and the way to cancel it. `request()`'s stream body, abort-signal listener and async
+ * resource cost about a third of a pass-through's CPU per request (measured in docs/performance.md);
+ * here the chunks go from the socket to the relay's reader with nothing in between.
+ */
+export class UpstreamExchange implements Dispatcher.DispatchHandler, BodySource, UpstreamResponse {
+  statusCode = 0;
+  headers: IncomingHttpHeaders = {};
+  body: UpstreamBody = NO_BODY;
+  /** Settles when the head arrives (with this exchange) or the call fails before it. */
+  readonly response: Promise<UpstreamResponse>;
+  private controller: Dispatcher.DispatchController | null = null;
+  private reason: Error | null = null;
+  private answered!: (res: UpstreamResponse) => void;
+  private failed!: (err: Error) => void;
+  private headed = false;
+  private finished = false;
+
+  constructor() {
+    this.response = new Promise<UpstreamResponse>((resolve, reject) => {
+      this.answered = resolve;
+      this.failed = reject;
+    });
+  }
+
+  /** Cancels the call; before the head the response rejects with `reason`, after it the body fails. */
+  abort(reason: Error): void {
+    if (this.reason || this.finished) return;
+    this.reason = reason;
+    // Before undici started the request, the reason waits for onRequestStart.
+    this.controller?.abort(reason);
+  }
+
+  pause(): void {
+    this.controller?.pause();
+  }
+
+  resume(): void {
+    this.controller?.resume();
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.reason) controller.abort(this.reason);
+  }
+
+  onResponseStart(
+    _controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: IncomingHttpHeaders,
+  ): void {
+    // 1xx (100 Continue, 103 Early Hints) are not the answer.
+    if (statusCode < 200 || this.headed) return;
+    this.headed = true;
+    this.statusCode = statusCode;
+    this.headers = headers;
+    this.body = new UpstreamBody(this);
+    this.answered(this);
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.body.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    this.finished = true;
+    this.body.end();
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
+    this.finished = true;
+    if (this.headed) this.body.fail(err);
+    else this.failed(err);
+  }
+}
+
+const NO_BODY = UpstreamBody.of([]);
 
 interface PoolEntry {
   origin: string;
@@ -80,17 +167,22 @@ export class UpstreamPools {
     return this.pools.get(providerId)?.egress ?? null;
   }
 
-  request(call: UpstreamCall): Promise<Dispatcher.ResponseData> {
+  /** Starts a call; `response` settles when its head arrives. */
+  request(call: UpstreamCall): UpstreamExchange {
     const { origin, prefix } = this.baseOf(call.provider.baseUrl);
-    return this.poolFor(call.provider, origin, call.timeouts.connectMs).request({
-      method: 'POST',
-      path: `${prefix}${call.path}`,
-      headers: call.headers,
-      body: call.body,
-      signal: call.signal,
-      headersTimeout: call.timeouts.firstByteMs,
-      bodyTimeout: call.timeouts.idleMs,
-    });
+    const exchange = new UpstreamExchange();
+    this.poolFor(call.provider, origin, call.timeouts.connectMs).dispatch(
+      {
+        method: 'POST',
+        path: `${prefix}${call.path}`,
+        headers: call.headers,
+        body: call.body,
+        headersTimeout: call.timeouts.firstByteMs,
+        bodyTimeout: call.timeouts.idleMs,
+      },
+      exchange,
+    );
+    return exchange;
   }
 
   /** Drops pools of providers that no longer exist. */

@@ -100,17 +100,18 @@ export class FlowControl {
   /**
    * Takes the `maxConcurrent` permit (FIFO, fail-open), then a request-queue slot (which may
    * reject with a QueueRejection). `onExpire` fires if the queue's execution limit ends the job.
+   * `cancel.signal` (client gone, deadline) ends a wait; it is read only when there is one.
    */
   async hold(
     provider: string,
     conn: CatalogConnection,
     upstreamTotalMs: number,
-    signal: AbortSignal,
+    cancel: { readonly signal: AbortSignal },
     onExpire: () => void,
   ): Promise<FlowHold> {
     const semaphore = this.semaphore(conn);
     // Nothing to wait for is the common case: take both at once, without a turn of the loop.
-    const permit = semaphore.tryAcquire() ?? (await semaphore.acquire(signal));
+    const permit = semaphore.tryAcquire() ?? (await semaphore.acquire(cancel.signal));
     if (permit.bypass === 'wait_timeout' || permit.bypass === 'queue_full') {
       this.deps.log.debug(
         `flow: ${conn.id} maxConcurrent ${permit.bypass}; going ahead without a slot`,
@@ -128,7 +129,7 @@ export class FlowControl {
           rateLimit,
           limits,
           effectiveExpiration(limits, upstreamTotalMs),
-          signal,
+          cancel.signal,
         ));
     } catch (err) {
       permit.release();

@@ -1,9 +1,10 @@
-import { Readable } from 'node:stream';
-import { type Dispatcher, request } from 'undici';
+import { request } from 'undici';
 import type { CatalogConnection } from '../catalog';
 import type { Logger } from '../logger';
 import { readBounded } from '../proxy/attempt';
 import { credentialHeaders } from '../proxy/headers';
+import type { UpstreamResponse } from '../proxy/upstream';
+import { UpstreamBody } from '../proxy/upstream-body';
 import type { Candidate } from '../routing/resolve';
 import type { SubscriptionRepo, SubscriptionRow } from '../store';
 import { DeferredFlush } from './deferred-flush';
@@ -49,7 +50,7 @@ export interface SubscriptionDeps {
 }
 
 /** Sends one upstream request with these extra headers (the pipeline's own call). */
-export type SendUpstream = (extra: Record<string, string>) => Promise<Dispatcher.ResponseData>;
+export type SendUpstream = (extra: Record<string, string>) => Promise<UpstreamResponse>;
 
 interface ConnectionState {
   lane: LaneState;
@@ -113,7 +114,7 @@ export class SubscriptionService {
     deadlineAt: number,
     signal: AbortSignal,
     sendUpstream: SendUpstream,
-  ): Promise<Dispatcher.ResponseData> {
+  ): Promise<UpstreamResponse> {
     if (!this.applies(c)) return sendUpstream({});
     const conn = c.connection;
     let waitedMs = 0;
@@ -352,8 +353,8 @@ export class SubscriptionService {
 }
 
 /** The response again, with the error body that was read here replayed for the pipeline. */
-function replay(res: Dispatcher.ResponseData, raw: Buffer): Dispatcher.ResponseData {
-  return { ...res, body: Readable.from([raw]) as unknown as Dispatcher.ResponseData['body'] };
+function replay(res: UpstreamResponse, raw: Buffer): UpstreamResponse {
+  return { statusCode: res.statusCode, headers: res.headers, body: UpstreamBody.of([raw]) };
 }
 
 /** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
