@@ -1174,7 +1174,8 @@ class PassThroughRelay implements BodyReader {
       const { ctx, res } = this;
       if (ctx.clientGone) {
         markClientAbort(ctx);
-        return this.settle(undefined);
+        this.settle(undefined);
+        return;
       }
       if (this.pending) {
         // The stream ended before any useful event: what it sent goes out as it was.
