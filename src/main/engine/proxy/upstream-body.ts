@@ -69,7 +69,8 @@ export class UpstreamBody {
     }
     this.queue.push(chunk);
     this.queuedBytes += chunk.length;
-    if (this.reader || this.queuedBytes >= HIGH_WATER_BYTES) this.pauseSource();
+    // A paused reader has paused the source already; unread chunks pause it past the mark.
+    if (this.queuedBytes >= HIGH_WATER_BYTES) this.pauseSource();
     this.wakeUp();
   }
 
@@ -192,7 +193,10 @@ export class UpstreamBody {
       this.deliver(reader, chunk);
       if (this.failure) return;
     }
-    if (this.readerPaused) return;
+    if (this.readerPaused) {
+      if (!this.ended) this.pauseSource();
+      return;
+    }
     if (this.ended) {
       if (!this.settled) {
         this.settled = true;
