@@ -3,7 +3,7 @@
 // through the proxy pipeline, so its outcome never reaches the breaker, cooldowns, lockouts or
 // the request log, and the secret never appears in what it returns.
 
-import { request } from 'undici';
+import type { request } from 'undici';
 import type { ConnectionTestResult } from '../../../shared/contract';
 import type { CatalogConnection, CatalogProvider } from '../catalog';
 import { redactSecrets } from '../logger';
@@ -146,7 +146,9 @@ export async function testConnection(
   // Only host and path are ever shown: a base URL may carry userinfo or a query.
   const host = parsedUrl.host;
   const where = `GET ${parsedUrl.pathname}`;
-  const http = opts.http ?? request;
+  // Loaded on first use: undici's index (fetch, WebSocket, caching) is most of its load time,
+  // and the proxy path needs only its pool (proxy/upstream.ts).
+  const http = opts.http ?? (await import('undici')).request;
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), timeoutMs);
   const started = now();

@@ -1,4 +1,4 @@
-import { request } from 'undici';
+import type { request } from 'undici';
 import type { CatalogConnection } from '../catalog';
 import type { Logger } from '../logger';
 import { readBounded } from '../proxy/attempt';
@@ -243,7 +243,8 @@ export class SubscriptionService {
     body: string | null,
     signal: AbortSignal,
   ): Promise<unknown> {
-    const http = this.deps.http ?? request;
+    // Loaded on first use, like the connection test's (see proxy/upstream.ts).
+    const http = this.deps.http ?? (await import('undici')).request;
     const res = await http(url, {
       method,
       headers,
