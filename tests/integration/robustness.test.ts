@@ -278,3 +278,82 @@ describe('client abort', () => {
     expect((await aborted).aborted).toBe(true);
   });
 });
+
+/** Reads a response slowly: a pause of `pauseMs` after the first chunk, then the rest. */
+function slowRead(
+  path: string,
+  body: string,
+  pauseMs: number,
+): Promise<{ status: number; body: Buffer; contentType: unknown }> {
+  const url = new URL(gw.url);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: url.hostname, port: url.port, path, method: 'POST', headers: json },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let paused = false;
+        res.on('data', (c: Buffer) => {
+          chunks.push(c);
+          if (paused) return;
+          paused = true;
+          res.pause();
+          setTimeout(() => res.resume(), pauseMs);
+        });
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            body: Buffer.concat(chunks),
+            contentType: res.headers['content-type'],
+          }),
+        );
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+describe('a client that reads slowly (backpressure through the relay)', () => {
+  it('gets a 12 MB answer whole, byte for byte, after holding the stream still', async () => {
+    const answer = {
+      id: 'chatcmpl-big',
+      object: 'chat.completion',
+      created: 1,
+      model: 'gpt-test',
+      choices: [
+        { index: 0, message: { role: 'assistant', content: 'x'.repeat(12 * 1024 * 1024) } },
+      ],
+      usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 },
+    };
+    gw.primary.script({ body: answer });
+    const res = await slowRead(
+      '/v1/chat/completions',
+      JSON.stringify({ model: 'gpt-test', messages }),
+      300,
+    );
+    expect(res.status).toBe(200);
+    expect(res.body.equals(Buffer.from(JSON.stringify(answer)))).toBe(true);
+    await expectHealthy();
+  });
+
+  it('gets every event of a long stream in order after holding it still', async () => {
+    const text = Array.from({ length: 3000 }, (_, i) => `w${i} `).join('');
+    gw.primary.script({ text, chunks: 3000 });
+    const res = await slowRead(
+      '/v1/chat/completions',
+      JSON.stringify({ model: 'gpt-test', messages, stream: true }),
+      300,
+    );
+    expect(res.status).toBe(200);
+    expect(String(res.contentType)).toContain('text/event-stream');
+    const events = res.body
+      .toString('utf8')
+      .split('\n\n')
+      .filter((e) => e.startsWith('data: {'))
+      .map((e) => JSON.parse(e.slice(6)) as { choices: Array<{ delta: { content?: string } }> });
+    const relayed = events.map((e) => e.choices[0]?.delta.content ?? '').join('');
+    expect(relayed).toBe(text);
+    expect(res.body.toString('utf8').trimEnd().endsWith('data: [DONE]')).toBe(true);
+  });
+});
