@@ -1,0 +1,170 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { isValidJson } from '../../src/main/engine/proxy/json-validate';
+
+/** What the validator must agree with: JSON.parse of the bytes decoded as UTF-8. */
+function parses(b: Buffer): boolean {
+  try {
+    JSON.parse(b.toString('utf8'));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function agree(b: Buffer): void {
+  expect(isValidJson(b), JSON.stringify(b.toString('utf8'))).toBe(parses(b));
+}
+
+/** JSON with whitespace of every allowed kind between tokens. */
+const spaced = fc
+  .tuple(fc.jsonValue(), fc.array(fc.constantFrom(' ', '\n', '\r', '\t', '  \n'), { minLength: 1 }))
+  .map(([v, ws]) => {
+    let k = 0;
+    return JSON.stringify(v, null, 1).replace(/\n\s*/g, () => ws[k++ % ws.length]!);
+  });
+
+const SIGNIFICANT = [
+  '{',
+  '}',
+  '[',
+  ']',
+  '"',
+  ',',
+  ':',
+  '\\',
+  '-',
+  '+',
+  '.',
+  '0',
+  '1',
+  'e',
+  'E',
+  't',
+  'f',
+  'n',
+  'u',
+  'x',
+  ' ',
+  '\n',
+  '\u0000',
+  '\u001f',
+  '\u00e9',
+  '\u2028',
+  '\ud800',
+];
+
+describe('isValidJson agrees with JSON.parse', () => {
+  it('on any JSON value, compact, indented or spaced', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (v) => {
+        expect(isValidJson(Buffer.from(JSON.stringify(v)))).toBe(true);
+        expect(isValidJson(Buffer.from(JSON.stringify(v, null, 2)))).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
+    fc.assert(
+      fc.property(spaced, (text) => {
+        agree(Buffer.from(text));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('on JSON with characters inserted, deleted or replaced anywhere', () => {
+    const edit = fc.record({
+      kind: fc.constantFrom('insert', 'delete', 'replace'),
+      at: fc.nat(),
+      ch: fc.constantFrom(...SIGNIFICANT),
+    });
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.array(edit, { minLength: 1, maxLength: 3 }), (v, edits) => {
+        let text = JSON.stringify(v, null, 1);
+        for (const e of edits) {
+          const at = e.at % (text.length + 1);
+          if (e.kind === 'insert') text = text.slice(0, at) + e.ch + text.slice(at);
+          else if (e.kind === 'delete') text = text.slice(0, at) + text.slice(at + 1);
+          else text = text.slice(0, at) + e.ch + text.slice(at + 1);
+        }
+        agree(Buffer.from(text));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('on any slice of a request', () => {
+    const request = Buffer.from(
+      JSON.stringify({
+        model: 'm',
+        messages: [{ role: 'user', content: 'é "q" \\ \n' }],
+        n: -1.5e3,
+      }),
+    );
+    fc.assert(
+      fc.property(fc.nat(request.length), fc.nat(request.length), (a, b) => {
+        agree(request.subarray(Math.min(a, b), Math.max(a, b)));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('on the corners of the grammar', () => {
+    const cases = [
+      '',
+      ' ',
+      '{}',
+      '[]',
+      ' {} ',
+      '{} x',
+      '{}{}',
+      '{"a":1,}',
+      '[1,]',
+      '{"a"}',
+      '{1:2}',
+      '{"a" 1}',
+      '01',
+      '-',
+      '-0',
+      '1.',
+      '.5',
+      '1e',
+      '1e+',
+      '1E-2',
+      '+1',
+      '0.0e0',
+      'tru',
+      'true',
+      'nul',
+      'null',
+      'False',
+      'f',
+      '"\\x"',
+      '"\\u12"',
+      '"\\u12G4"',
+      '"\\uD800"',
+      '"\\/"',
+      '"a\tb"',
+      '"a\u007fb"',
+      '\ufeff{}',
+      '[[[]]]',
+      '[[[]]',
+      '{"a":{"b":[1,{"c":null}]}}',
+      '"unterminated',
+      '"\\"',
+      '{"a":1 "b":2}',
+      '[1 2]',
+      '[,1]',
+      '{,}',
+      '\u00a0{}',
+    ];
+    for (const text of cases) agree(Buffer.from(text));
+    agree(Buffer.from(`${'['.repeat(20_000)}${']'.repeat(20_000)}`));
+  });
+
+  it('on bytes that are not UTF-8, inside and outside strings', () => {
+    agree(Buffer.from([0x22, 0xff, 0xfe, 0x22]));
+    agree(Buffer.from([0x22, 0xc3, 0x22]));
+    agree(Buffer.from([0x5b, 0xff, 0x5d]));
+    agree(Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xed, 0xa0, 0x80, 0x22, 0x7d]));
+  });
+});
