@@ -227,4 +227,8 @@ describe('rewriteTopLevelModel on a body already parsed (knownValid)', () => {
     // "model" as a value elsewhere only costs the full scan.
     expect(known('{"model":"a","role":"model"}', 'x')).toBe('{"model":"x","role":"model"}');
   });
+
+  it('declines, without throwing, bodies shorter than a leading "model" key', () => {
+    for (const text of ['{}', '{ }', '{"m":1}', '{"mod']) expect(known(text, 'x')).toBeNull();
+  });
 });

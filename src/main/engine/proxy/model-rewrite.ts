@@ -59,6 +59,7 @@ function leadingModel(raw: Buffer): { start: number; end: number } | null {
   let i = skipWs(raw, 0);
   if (raw[i] !== LBRACE) return null;
   i = skipWs(raw, i + 1);
+  if (i + MODEL.length > raw.length) return null;
   if (raw.compare(MODEL, 0, MODEL.length, i, i + MODEL.length) !== 0) return null;
   i = skipWs(raw, i + MODEL.length);
   if (raw[i] !== COLON) return null;
