@@ -247,7 +247,7 @@ async function runPipeline(
       }
       routed = planned.candidates;
     }
-    await dispatch(ctx, req, res, routed, catalog, deps);
+    await new Dispatch(ctx, req, res, routed, catalog, deps).run();
     if (ctx.lease && ctx.served && ctx.status >= 200 && ctx.status < 300) {
       deps.leases?.served(ctx.lease, ctx.served.connection.id, ctx.now());
     }
@@ -492,104 +492,121 @@ const RETRY_AFTER_MIN_MS = 1_000;
 const WATCHDOG_RETRIES = 2;
 const RETRY_AFTER_MAX_MS = 60_000;
 
-async function dispatch(
-  ctx: RequestContext,
-  req: IncomingMessage,
-  res: ServerResponse,
-  candidates: readonly Candidate[],
-  catalog: Catalog,
-  deps: PipelineDeps,
-): Promise<void> {
-  const gate = deps.resilience;
-  const flow = deps.flow;
-  const budgetEnd = ctx.started + deps.failoverBudgetMs();
-  const session = sessionIdOf(req.headers);
-  const queue = byPreference(candidates, session);
-  let excluded: Excluded[] = [];
-  let attempted = 0;
-  let fallbackAdded = false;
-  let lastNetwork: GatewayError | null = null;
-  let held: HeldError | null = null;
-  let queueRejection: QueueRejection | null = null;
+/**
+ * One request's way through its candidates (stage 3): rounds over them in order, each attempt
+ * gated by flow control and the breaker, failover while nothing has reached the client, then
+ * the answer or the error that explains why there is none. A class rather than a function with
+ * helpers inside: its state is one object, not a context and ten closures made per request.
+ */
+class Dispatch {
+  private readonly gate: ResilienceManager;
+  private readonly flow: FlowControl;
+  private readonly budgetEnd: number;
+  private readonly session: string | null;
+  private readonly queue: Candidate[];
+  private excluded: Excluded[] = [];
+  private attempted = 0;
+  private fallbackAdded = false;
+  private lastNetwork: GatewayError | null = null;
+  private held: HeldError | null = null;
+  private queueRejection: QueueRejection | null = null;
   /** Why the request could not be put in a candidate's format, when that was the obstacle. */
-  let untranslatable: GatewayError | null = null;
-  let waits = 0;
-  let waited = 0;
-  let watchdogRetries = 0;
+  private untranslatable: GatewayError | null = null;
+  private waits = 0;
+  private waited = 0;
+  private watchdogRetries = 0;
 
-  // Rounds: one pass over the candidates each (inline rather than a helper: one suspended
-  // async frame less for every open stream).
-  for (;;) {
-    for (let i = 0; i < queue.length || (!fallbackAdded && addFallback()); i++) {
-      const candidate = queue[i]!;
-      if (ctx.clientGone) return markClientAbort(ctx);
-      const label = `${candidate.target.label}@${candidate.connection.id}`;
-      const now = ctx.now();
-      if (now >= budgetEnd) {
-        ctx.steps.push(`failover budget of ${deps.failoverBudgetMs()} ms used up`);
-        break;
+  constructor(
+    private readonly ctx: RequestContext,
+    private readonly req: IncomingMessage,
+    private readonly res: ServerResponse,
+    candidates: readonly Candidate[],
+    private readonly catalog: Catalog,
+    private readonly deps: PipelineDeps,
+  ) {
+    this.gate = deps.resilience;
+    this.flow = deps.flow;
+    this.budgetEnd = ctx.started + deps.failoverBudgetMs();
+    this.session = sessionIdOf(req.headers);
+    this.queue = this.byPreference(candidates, this.session);
+  }
+
+  async run(): Promise<void> {
+    // Rounds: one pass over the candidates each (inline rather than a helper: one suspended
+    // async frame less for every open stream).
+    for (;;) {
+      for (let i = 0; i < this.queue.length || (!this.fallbackAdded && this.addFallback()); i++) {
+        const candidate = this.queue[i]!;
+        if (this.ctx.clientGone) return markClientAbort(this.ctx);
+        const label = `${candidate.target.label}@${candidate.connection.id}`;
+        const now = this.ctx.now();
+        if (now >= this.budgetEnd) {
+          this.ctx.steps.push(`failover budget of ${this.deps.failoverBudgetMs()} ms used up`);
+          break;
+        }
+        const exclusion = this.gate.exclusion(candidate, now);
+        if (exclusion) {
+          this.skip(
+            label,
+            exclusion.reason,
+            exclusion.retryAfterMs,
+            exclusion.detail,
+            exclusion.errorType ?? null,
+          );
+          continue;
+        }
+        const translated =
+          wireFor(this.ctx, candidate) === null ? null : translateFor(this.ctx, [candidate.target]);
+        if (translated && 'status' in translated) {
+          this.untranslatable = translated;
+          this.excluded.push({
+            target: label,
+            reason: 'untranslatable',
+            retryAfterMs: null,
+            errorType: null,
+          });
+          continue;
+        }
+        const outcome = await this.attempt(candidate, label, now);
+        if (outcome === 'done') return;
+        // The throughput watchdog cut a stream before any byte reached the client: same again.
+        if (outcome === 'retry') i--;
       }
-      const exclusion = gate.exclusion(candidate, now);
-      if (exclusion) {
-        skip(
-          label,
-          exclusion.reason,
-          exclusion.retryAfterMs,
-          exclusion.detail,
-          exclusion.errorType ?? null,
-        );
-        continue;
-      }
-      const translated =
-        wireFor(ctx, candidate) === null ? null : translateFor(ctx, [candidate.target]);
-      if (translated && 'status' in translated) {
-        untranslatable = translated;
-        excluded.push({
-          target: label,
-          reason: 'untranslatable',
-          retryAfterMs: null,
-          errorType: null,
-        });
-        continue;
-      }
-      const outcome = await attempt(candidate, label, now);
-      if (outcome === 'done') return;
-      // The throughput watchdog cut a stream before any byte reached the client: same again.
-      if (outcome === 'retry') i--;
+      if (this.ctx.clientGone) return;
+      // Cooldown-aware retry: a short rate-limit cooldown is waited out instead of failing.
+      const waitMs = this.cooldownWait();
+      if (waitMs === null) break;
+      this.ctx.steps.push(`waited ${Math.ceil(waitMs / 1000)} s for a rate-limit cooldown`);
+      this.waits++;
+      this.waited += waitMs;
+      await this.sleepUnlessGone(waitMs);
+      if (this.ctx.clientGone) return markClientAbort(this.ctx);
+      this.excluded = [];
+      this.held = null;
+      this.lastNetwork = null;
+      this.queueRejection = null;
     }
-    if (ctx.clientGone) return;
-    // Cooldown-aware retry: a short rate-limit cooldown is waited out instead of failing.
-    const waitMs = cooldownWait();
-    if (waitMs === null) break;
-    ctx.steps.push(`waited ${Math.ceil(waitMs / 1000)} s for a rate-limit cooldown`);
-    waits++;
-    waited += waitMs;
-    await sleepUnlessGone(waitMs);
-    if (ctx.clientGone) return markClientAbort(ctx);
-    excluded = [];
-    held = null;
-    lastNetwork = null;
-    queueRejection = null;
-  }
 
-  if (held) return relayError(ctx, res, held, catalog);
-  if (lastNetwork) return fail(ctx, res, lastNetwork);
-  if (queueRejection && attempted === 0) return fail(ctx, res, queueError(queueRejection));
-  if (untranslatable && excluded.every((e) => e.reason === 'untranslatable')) {
-    return fail(ctx, res, untranslatable);
+    if (this.held) return relayError(this.ctx, this.res, this.held, this.catalog);
+    if (this.lastNetwork) return fail(this.ctx, this.res, this.lastNetwork);
+    if (this.queueRejection && this.attempted === 0)
+      return fail(this.ctx, this.res, this.queueError(this.queueRejection));
+    if (this.untranslatable && this.excluded.every((e) => e.reason === 'untranslatable')) {
+      return fail(this.ctx, this.res, this.untranslatable);
+    }
+    return fail(this.ctx, this.res, this.allExcluded());
   }
-  return fail(ctx, res, allExcluded());
 
   /** One upstream attempt: flow-control slot, breaker admission, the call, its outcome. */
-  async function attempt(
+  private async attempt(
     candidate: Candidate,
     label: string,
     now: number,
   ): Promise<'done' | 'next' | 'retry'> {
-    const timeouts = timeoutsFor(candidate, deps);
-    const attemptMs = Math.min(timeouts.totalMs, budgetEnd - now);
+    const timeouts = timeoutsFor(candidate, this.deps);
+    const attemptMs = Math.min(timeouts.totalMs, this.budgetEnd - now);
     const cancel = new AttemptCancel();
-    ctx.abortAttempt = () => cancel.abort(new ClientAbortError());
+    this.ctx.abortAttempt = () => cancel.abort(new ClientAbortError());
     let hold: FlowHold | null = null;
     let admission: { ok: true; probe: boolean; ticket: number | null } | null = null;
     let deadline: NodeJS.Timeout | null = null;
@@ -597,7 +614,7 @@ async function dispatch(
     const connId = candidate.connection.id;
     try {
       try {
-        hold = await flow.hold(
+        hold = await this.flow.hold(
           candidate.target.provider.id,
           candidate.connection,
           attemptMs,
@@ -606,52 +623,52 @@ async function dispatch(
         );
       } catch (err) {
         if (!(err instanceof QueueRejection)) throw err;
-        if (ctx.clientGone) {
-          markClientAbort(ctx);
+        if (this.ctx.clientGone) {
+          markClientAbort(this.ctx);
           return 'done';
         }
-        queueRejection = err;
-        deps.events?.({ code: err.code, candidate, message: err.message });
-        skip(label, err.code, err.retryAfterMs, err.message, null);
+        this.queueRejection = err;
+        this.deps.events?.({ code: err.code, candidate, message: err.message });
+        this.skip(label, err.code, err.retryAfterMs, err.message, null);
         return 'next';
       }
-      if (ctx.clientGone) {
-        markClientAbort(ctx);
+      if (this.ctx.clientGone) {
+        markClientAbort(this.ctx);
         return 'done';
       }
       // Admission comes after any wait, so a HALF_OPEN probe is not held while queued.
-      const startedAt = ctx.now();
-      const remaining = Math.max(1, Math.min(attemptMs, budgetEnd - startedAt));
-      const admitted = gate.admit(candidate, startedAt, startedAt + remaining);
+      const startedAt = this.ctx.now();
+      const remaining = Math.max(1, Math.min(attemptMs, this.budgetEnd - startedAt));
+      const admitted = this.gate.admit(candidate, startedAt, startedAt + remaining);
       if (!admitted.ok) {
         const ex = admitted.exclusion;
-        skip(label, ex.reason, ex.retryAfterMs, ex.detail, null);
+        this.skip(label, ex.reason, ex.retryAfterMs, ex.detail, null);
         return 'next';
       }
       admission = admitted;
       const probe = admitted.probe;
-      attempted++;
-      ctx.served = candidate;
+      this.attempted++;
+      this.ctx.served = candidate;
       deadline = setTimeout(() => cancel.abort(new DeadlineError(remaining)), remaining);
-      deps.inFlight.set(connId, (deps.inFlight.get(connId) ?? 0) + 1);
+      this.deps.inFlight.set(connId, (this.deps.inFlight.get(connId) ?? 0) + 1);
       let upstream: UpstreamResponse;
       let opening: StreamOpeningError | null = null;
       try {
-        const secret = catalog.secretOf(candidate.connection);
+        const secret = this.catalog.secretOf(candidate.connection);
         // The body is made inside, not captured: this attempt's frame lives as long as the
         // stream, and should not keep a copy of the request body alive with it.
         const send = (extra: Record<string, string>): Promise<UpstreamResponse> => {
           if (cancel.reason) return Promise.reject(cancel.reason);
-          const body = bodyFor(ctx, candidate);
-          const exchange = deps.pools.request({
+          const body = bodyFor(this.ctx, candidate);
+          const exchange = this.deps.pools.request({
             provider: candidate.target.provider,
-            path: upstreamPathFor(ctx, candidate),
+            path: upstreamPathFor(this.ctx, candidate),
             headers: upstreamHeaders(
-              req.headers,
+              this.req.headers,
               candidate.target.provider,
               secret,
               body.length,
-              ctx.stream,
+              this.ctx.stream,
               extra,
             ),
             body,
@@ -662,8 +679,8 @@ async function dispatch(
         };
         // Anthropic subscription accounts (§2): a 5-hour limit 429 is answered on this
         // connection (limit reset, low-priority lane) before classification and cooldown see it.
-        upstream = deps.subscription?.applies(candidate)
-          ? await deps.subscription.send(
+        upstream = this.deps.subscription?.applies(candidate)
+          ? await this.deps.subscription.send(
               candidate,
               secret,
               startedAt + remaining,
@@ -675,36 +692,36 @@ async function dispatch(
       } catch (err) {
         if (cancel.reason instanceof ExecutionExpiredError) {
           settled = true;
-          return executionExpired(candidate);
+          return this.executionExpired(candidate);
         }
         const failure = classifyAttemptError(err, cancel);
         if (failure.kind === 'client_abort') {
-          markClientAbort(ctx);
+          markClientAbort(this.ctx);
           return 'done';
         }
         settled = true;
-        gate.onNetworkFailure(candidate, probe, ctx.now(), failure.message);
-        ctx.steps.push(`${label} failed (${failure.message})`);
-        ctx.errorClass = failure.errorClass;
-        ctx.errorMessage = `${candidate.target.label}: ${failure.message}`;
+        this.gate.onNetworkFailure(candidate, probe, this.ctx.now(), failure.message);
+        this.ctx.steps.push(`${label} failed (${failure.message})`);
+        this.ctx.errorClass = failure.errorClass;
+        this.ctx.errorMessage = `${candidate.target.label}: ${failure.message}`;
         const timeout = failure.errorClass.startsWith('timeout');
-        lastNetwork = {
+        this.lastNetwork = {
           status: timeout ? 504 : 502,
           kind: timeout ? 'timeout' : 'upstream',
           code: timeout ? 'upstream_timeout' : 'upstream_unreachable',
-          message: `no upstream could answer: ${ctx.steps.filter((s) => s.includes('failed')).join('; ')}`,
+          message: `no upstream could answer: ${this.ctx.steps.filter((s) => s.includes('failed')).join('; ')}`,
         };
-        held = null;
+        this.held = null;
         return 'next';
       }
-      flow.queues.learn(
+      this.flow.queues.learn(
         candidate.target.provider.id,
         connId,
         candidate.connection.options?.rateLimit ?? NO_RATE_LIMIT,
         upstream.headers,
       );
-      ctx.egressIp = deps.pools.egressOf(candidate.target.provider.id);
-      if (ctx.egressIp) gate.noteEgress(connId, ctx.egressIp, startedAt);
+      this.ctx.egressIp = this.deps.pools.egressOf(candidate.target.provider.id);
+      if (this.ctx.egressIp) this.gate.noteEgress(connId, this.ctx.egressIp, startedAt);
       // An error as the first event of a 200 stream is handled like that error's status.
       const status = opening?.status ?? upstream.statusCode;
       if (status >= 400) {
@@ -717,58 +734,65 @@ async function dispatch(
             headers: upstream.headers,
             bodyText: raw.toString('utf8'),
           },
-          deps.errorRules(),
-          ctx.now(),
+          this.deps.errorRules(),
+          this.ctx.now(),
         );
         settled = true;
-        gate.onUpstreamError(
+        this.gate.onUpstreamError(
           candidate,
           probe,
           cls,
           {
             status,
-            message: upstreamMessageOf(raw, status, catalog),
+            message: upstreamMessageOf(raw, status, this.catalog),
             requestStartedAt: startedAt,
-            egressIp: ctx.egressIp,
+            egressIp: this.ctx.egressIp,
           },
-          ctx.now(),
+          this.ctx.now(),
         );
         const restated = cls.restatedBy ? ` restated to ${cls.status}` : '';
         const how = opening ? `error event opening a 200 stream, as ${status}` : `HTTP ${status}`;
-        ctx.steps.push(`${label} failed (${how}${restated}, ${cls.reason})`);
-        held = { candidate, status, headers: upstream.headers, raw, cls };
-        lastNetwork = null;
+        this.ctx.steps.push(`${label} failed (${how}${restated}, ${cls.reason})`);
+        this.held = { candidate, status, headers: upstream.headers, raw, cls };
+        this.lastNetwork = null;
         // Nothing has reached the client yet, so another candidate can still serve it.
         if (cls.failover) return 'next';
-        relayError(ctx, res, held, catalog);
+        relayError(this.ctx, this.res, this.held, this.catalog);
         return 'done';
       }
-      ctx.steps.push(`${label} served${attempted > 1 ? ` (attempt ${attempted})` : ''}`);
+      this.ctx.steps.push(
+        `${label} served${this.attempted > 1 ? ` (attempt ${this.attempted})` : ''}`,
+      );
       // Earlier attempts' failures stay in the decision; the outcome is this attempt's.
-      ctx.errorClass = null;
-      ctx.errorMessage = null;
-      const relayed = await relay(ctx, res, upstream, cancel, candidate);
+      this.ctx.errorClass = null;
+      this.ctx.errorMessage = null;
+      const relayed = await relay(this.ctx, this.res, upstream, cancel, candidate);
       // A watchdog trip is Breakwater's own stream handling (§1): neither a provider failure nor
       // a success, so the admission is only released (in finally) and no pin is made.
-      if (relayed === 'retry' || ctx.errorClass === WATCHDOG_ERROR_CLASS) {
-        return watchdogTripped(label, relayed === 'retry');
+      if (relayed === 'retry' || this.ctx.errorClass === WATCHDOG_ERROR_CLASS) {
+        return this.watchdogTripped(label, relayed === 'retry');
       }
       settled = true;
-      if (brokeOffUpstream(ctx.errorClass as string | null)) {
-        gate.onNetworkFailure(candidate, probe, ctx.now(), ctx.errorMessage ?? 'stream broke off');
+      if (brokeOffUpstream(this.ctx.errorClass as string | null)) {
+        this.gate.onNetworkFailure(
+          candidate,
+          probe,
+          this.ctx.now(),
+          this.ctx.errorMessage ?? 'stream broke off',
+        );
       } else {
-        gate.onSuccess(candidate, probe, ctx.now());
-        if (session) flow.pin(session, connId, ctx.now());
+        this.gate.onSuccess(candidate, probe, this.ctx.now());
+        if (this.session) this.flow.pin(this.session, connId, this.ctx.now());
       }
       return 'done';
     } finally {
-      if (admission && !settled) gate.release(candidate, admission.ticket);
+      if (admission && !settled) this.gate.release(candidate, admission.ticket);
       if (deadline) {
         clearTimeout(deadline);
-        deps.inFlight.set(connId, (deps.inFlight.get(connId) ?? 1) - 1);
+        this.deps.inFlight.set(connId, (this.deps.inFlight.get(connId) ?? 1) - 1);
       }
       hold?.release();
-      ctx.abortAttempt = null;
+      this.ctx.abortAttempt = null;
     }
   }
 
@@ -777,27 +801,27 @@ async function dispatch(
    * event; before that, the request starts again on the same connection, at most
    * WATCHDOG_RETRIES times, and then moves on like after a network failure.
    */
-  function watchdogTripped(label: string, beforeCommit: boolean): 'done' | 'next' | 'retry' {
-    ctx.steps.push(`${label} cut by the throughput watchdog (${ctx.errorMessage})`);
+  private watchdogTripped(label: string, beforeCommit: boolean): 'done' | 'next' | 'retry' {
+    this.ctx.steps.push(`${label} cut by the throughput watchdog (${this.ctx.errorMessage})`);
     if (!beforeCommit) return 'done';
-    ctx.ttfb = null;
-    if (watchdogRetries < WATCHDOG_RETRIES) {
-      watchdogRetries++;
+    this.ctx.ttfb = null;
+    if (this.watchdogRetries < WATCHDOG_RETRIES) {
+      this.watchdogRetries++;
       return 'retry';
     }
-    held = null;
-    lastNetwork = {
+    this.held = null;
+    this.lastNetwork = {
       status: 504,
       kind: 'timeout',
       code: 'upstream_throughput_too_low',
-      message: `no upstream produced output fast enough: ${ctx.steps.filter((s) => s.includes('watchdog')).join('; ')}`,
+      message: `no upstream produced output fast enough: ${this.ctx.steps.filter((s) => s.includes('watchdog')).join('; ')}`,
     };
     return 'next';
   }
 
-  function executionExpired(candidate: Candidate): 'done' {
-    flow.queues.countRejection(candidate.target.provider.id, candidate.connection.id);
-    fail(ctx, res, {
+  private executionExpired(candidate: Candidate): 'done' {
+    this.flow.queues.countRejection(candidate.target.provider.id, candidate.connection.id);
+    fail(this.ctx, this.res, {
       status: 504,
       kind: 'timeout',
       code: 'RATE_LIMIT_EXECUTION_TIMEOUT',
@@ -811,15 +835,19 @@ async function dispatch(
    * priority order with connections at their `maxConcurrent` moved behind the others of the
    * same target (a preference, never a refusal).
    */
-  function byPreference(list: readonly Candidate[], sessionId: string | null): Candidate[] {
-    const pinned = sessionId ? flow.pinned(sessionId, ctx.now()) : null;
+  private byPreference(list: readonly Candidate[], sessionId: string | null): Candidate[] {
+    const pinned = sessionId ? this.flow.pinned(sessionId, this.ctx.now()) : null;
     // Always a copy: `list` may be a route shared by every request of this model, and the
     // emergency fallback is pushed onto the queue this returns.
-    if (pinned === null && grouped(list) && !list.some((c) => flow.saturated(c.connection))) {
+    if (pinned === null && grouped(list) && !list.some((c) => this.flow.saturated(c.connection))) {
       return [...list];
     }
     const rank = (c: Candidate) => (pinned !== null && c.connection.id === pinned ? 0 : 1);
-    const indexed = list.map((c, i) => ({ c, i, saturated: flow.saturated(c.connection) ? 1 : 0 }));
+    const indexed = list.map((c, i) => ({
+      c,
+      i,
+      saturated: this.flow.saturated(c.connection) ? 1 : 0,
+    }));
     const targetOrder = new Map<string, number>();
     list.forEach((c, i) => {
       if (!targetOrder.has(c.target.label)) targetOrder.set(c.target.label, i);
@@ -832,89 +860,92 @@ async function dispatch(
         a.i - b.i,
     );
     if (pinned !== null && indexed[0] && rank(indexed[0].c) === 0)
-      ctx.steps.push(`session pinned to ${pinned}`);
+      this.ctx.steps.push(`session pinned to ${pinned}`);
     return indexed.map((x) => x.c);
   }
 
-  function skip(
+  private skip(
     label: string,
     reason: string,
     retryAfterMs: number | null,
     detail: string,
     errorType: string | null,
   ): void {
-    excluded.push({ target: label, reason, retryAfterMs, errorType });
-    ctx.steps.push(`${label} skipped (${reason})`);
-    deps.log.debug(`proxy: ${label} skipped: ${detail}`);
+    this.excluded.push({ target: label, reason, retryAfterMs, errorType });
+    this.ctx.steps.push(`${label} skipped (${reason})`);
+    this.deps.log.debug(`proxy: ${label} skipped: ${detail}`);
   }
 
   /**
    * How long to wait before dispatching again, or null to answer now. Only a short cooldown
    * caused by a rate limit is waited for: never quota exhaustion, auth or not-found.
    */
-  function cooldownWait(): number | null {
-    const s = deps.cooldownWait();
-    if (!s.enabled || waits >= s.maxAttempts || attempted + excluded.length === 0) return null;
-    if (lastNetwork) return null;
+  private cooldownWait(): number | null {
+    const s = this.deps.cooldownWait();
+    if (!s.enabled || this.waits >= s.maxAttempts || this.attempted + this.excluded.length === 0)
+      return null;
+    if (this.lastNetwork) return null;
     const rateLimited = (e: Excluded) =>
       e.reason === 'unavailable' && e.errorType === 'rate_limit_exceeded';
     let waitMs: number;
-    if (held) {
-      if (held.cls.status !== 429 || held.cls.reason !== 'rate_limit_exceeded') return null;
+    if (this.held) {
+      if (this.held.cls.status !== 429 || this.held.cls.reason !== 'rate_limit_exceeded')
+        return null;
       // Every other candidate was also out for a short rate limit, or tried and failed like this.
-      if (!excluded.every(rateLimited)) return null;
-      const timed = excluded.map((e) => e.retryAfterMs!).filter((ms) => ms > 0);
-      const announced = gate.exclusion(held.candidate, ctx.now())?.retryAfterMs ?? null;
+      if (!this.excluded.every(rateLimited)) return null;
+      const timed = this.excluded.map((e) => e.retryAfterMs!).filter((ms) => ms > 0);
+      const announced =
+        this.gate.exclusion(this.held.candidate, this.ctx.now())?.retryAfterMs ?? null;
       const all = announced !== null ? [...timed, announced] : timed;
       if (all.length === 0) return null;
       waitMs = Math.min(...all);
     } else {
-      if (excluded.length === 0 || !excluded.every(rateLimited)) return null;
-      waitMs = Math.min(...excluded.map((e) => e.retryAfterMs!));
+      if (this.excluded.length === 0 || !this.excluded.every(rateLimited)) return null;
+      waitMs = Math.min(...this.excluded.map((e) => e.retryAfterMs!));
     }
-    if (waitMs > s.maxWaitMs || waited + waitMs > s.budgetMs) return null;
-    if (ctx.now() + waitMs >= budgetEnd) return null;
+    if (waitMs > s.maxWaitMs || this.waited + waitMs > s.budgetMs) return null;
+    if (this.ctx.now() + waitMs >= this.budgetEnd) return null;
     return Math.max(1, waitMs);
   }
 
-  function sleepUnlessGone(ms: number): Promise<void> {
+  private sleepUnlessGone(ms: number): Promise<void> {
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);
-        res.off('close', done);
+        this.res.off('close', done);
         resolve();
       };
       const timer = setTimeout(done, ms);
-      res.once('close', done);
+      this.res.once('close', done);
     });
   }
 
   /** The emergency fallback joins once every other candidate was excluded or failed. */
-  function addFallback(): boolean {
-    fallbackAdded = true;
-    const ref = deps.emergencyFallback();
+  private addFallback(): boolean {
+    this.fallbackAdded = true;
+    const ref = this.deps.emergencyFallback();
     if (!ref) return false;
-    const routed = routeModel(catalog, ref);
+    const routed = routeModel(this.catalog, ref);
     if (routed.expansion === null) {
-      deps.log.warn(`proxy: emergency fallback "${ref}" does not resolve; ignored`);
+      this.deps.log.warn(`proxy: emergency fallback "${ref}" does not resolve; ignored`);
       return false;
     }
-    const targets = translateFor(ctx, routed.resolution.targets);
+    const targets = translateFor(this.ctx, routed.resolution.targets);
     if ('status' in targets) return false;
     const extra = expandCandidates(targets).candidates.filter(
       (c) =>
-        !queue.some(
+        !this.queue.some(
           (q) => q.target.label === c.target.label && q.connection.id === c.connection.id,
         ) &&
-        (deps.leases?.allows(ctx.lease ?? null, c, ctx.now()) ?? true),
+        (this.deps.leases?.allows(this.ctx.lease ?? null, c, this.ctx.now()) ?? true),
     );
     if (extra.length === 0) return false;
-    ctx.steps.push(`emergency fallback ${ref}`);
-    queue.push(...extra);
+    this.ctx.steps.push(`emergency fallback ${ref}`);
+    this.queue.push(...extra);
     return true;
   }
 
-  function queueError(r: QueueRejection): GatewayError {
+  private queueError(r: QueueRejection): GatewayError {
     return {
       status: 429,
       kind: 'rate_limit',
@@ -927,12 +958,12 @@ async function dispatch(
     };
   }
 
-  function allExcluded(): GatewayError {
-    const timed = excluded.filter((e) => e.retryAfterMs !== null);
+  private allExcluded(): GatewayError {
+    const timed = this.excluded.filter((e) => e.retryAfterMs !== null);
     const diagnostics = {
-      poolSize: queue.length,
-      attempted,
-      excluded: excluded.map((e) => ({
+      poolSize: this.queue.length,
+      attempted: this.attempted,
+      excluded: this.excluded.map((e) => ({
         target: e.target,
         reason: e.reason,
         retryAfterMs: e.retryAfterMs,
@@ -943,14 +974,14 @@ async function dispatch(
         status: 404,
         kind: 'not_found',
         code: 'no_executable_targets',
-        message: `model "${ctx.model}" has no target that can be executed: ${excluded.map((e) => `${e.target} is ${e.reason}`).join('; ') || 'no targets'}`,
+        message: `model "${this.ctx.model}" has no target that can be executed: ${this.excluded.map((e) => `${e.target} is ${e.reason}`).join('; ') || 'no targets'}`,
         extra: { diagnostics },
       };
     }
     const earliest = Math.min(...timed.map((e) => e.retryAfterMs!));
     const retryAfterMs = Math.min(RETRY_AFTER_MAX_MS, Math.max(RETRY_AFTER_MIN_MS, earliest));
-    deps.log.warn(
-      `proxy: every target of "${ctx.model}" is cooling down: ${excluded
+    this.deps.log.warn(
+      `proxy: every target of "${this.ctx.model}" is cooling down: ${this.excluded
         .map(
           (e) =>
             `${e.target} ${e.reason}${e.retryAfterMs !== null ? ` ${Math.ceil(e.retryAfterMs / 1000)} s` : ' (needs an operator)'}`,
@@ -961,7 +992,7 @@ async function dispatch(
       status: 503,
       kind: 'overloaded',
       code: 'all_targets_cooling_down',
-      message: `every target of "${ctx.model}" is temporarily unavailable; retry in ${Math.ceil(retryAfterMs / 1000)} s`,
+      message: `every target of "${this.ctx.model}" is temporarily unavailable; retry in ${Math.ceil(retryAfterMs / 1000)} s`,
       headers: { 'retry-after': String(Math.ceil(retryAfterMs / 1000)) },
       extra: { diagnostics },
     };
