@@ -34,7 +34,8 @@ export interface UpstreamResponse {
 export class UpstreamExchange implements Dispatcher.DispatchHandler, BodySource, UpstreamResponse {
   statusCode = 0;
   headers: IncomingHttpHeaders = {};
-  body: UpstreamBody = NO_BODY;
+  /** Made when the head arrives; nobody reads it before `response` settles. */
+  body!: UpstreamBody;
   /** Settles when the head arrives (with this exchange) or the call fails before it. */
   readonly response: Promise<UpstreamResponse>;
   private controller: Dispatcher.DispatchController | null = null;
@@ -105,8 +106,6 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler, BodySource,
     else this.failed(err);
   }
 }
-
-const NO_BODY = UpstreamBody.of([]);
 
 interface PoolEntry {
   origin: string;
