@@ -5,7 +5,6 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { expect, it } from 'vitest';
-import { type ErrorKind, errorBody } from '../../src/main/engine/proxy/client-errors';
 import {
   createStreamTranslator,
   emitRequest,
@@ -16,6 +15,7 @@ import {
 } from '../../src/main/engine/translate';
 import type { Json, WireFormat } from '../../src/main/engine/translate/ir';
 import { SseDecoder } from '../../src/main/engine/translate/stream';
+import { type ErrorKind, errorBody } from '../../src/main/engine/wire/client-errors';
 
 export const FIXTURES = join(__dirname, '..', 'fixtures', 'translate');
 export const NOW_MS = 1_750_000_000_000;

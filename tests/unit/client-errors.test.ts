@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import {
+  clientErrorFromUpstream,
+  upstreamErrorMessage,
+} from '../../src/main/engine/upstream/upstream-errors';
+import {
   errorBody,
   type GatewayError,
   kindForStatus,
   streamErrorEvent,
-} from '../../src/main/engine/proxy/client-errors';
-import {
-  clientErrorFromUpstream,
-  upstreamErrorMessage,
-} from '../../src/main/engine/proxy/upstream-errors';
+} from '../../src/main/engine/wire/client-errors';
 import type { ClientFormat } from '../../src/shared/contract';
 
 const NOT_FOUND: GatewayError = {

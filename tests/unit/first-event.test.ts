@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { peekOpeningError } from '../../src/main/engine/proxy/first-event';
-import { UpstreamBody } from '../../src/main/engine/proxy/upstream-body';
+import { peekOpeningError } from '../../src/main/engine/upstream/first-event';
+import { UpstreamBody } from '../../src/main/engine/upstream/upstream-body';
 
 /** A body whose chunks arrive one per turn of the event loop, as from a socket. */
 function arriving(chunks: Buffer[]): UpstreamBody {

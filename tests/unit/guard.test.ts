@@ -8,7 +8,7 @@ import {
   isLoopbackHost,
   matchGatewayKey,
   presentedKey,
-} from '../../src/main/engine/proxy/guard';
+} from '../../src/main/engine/wire/guard';
 import type { GatewayApiKeyConfig } from '../../src/shared/contract';
 
 const LOOPBACK = { host: '127.0.0.1' };

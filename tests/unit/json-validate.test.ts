@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isValidJson } from '../../src/main/engine/proxy/json-validate';
+import { isValidJson } from '../../src/main/engine/wire/json-validate';
 
 /** What the validator must agree with: JSON.parse of the bytes decoded as UTF-8. */
 function parses(b: Buffer): boolean {

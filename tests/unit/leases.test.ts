@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Catalog } from '../../src/main/engine/catalog';
+import { Catalog } from '../../src/main/engine/config/catalog';
 import type { Logger } from '../../src/main/engine/logger';
 import {
   type LeaseReply,
@@ -19,7 +19,6 @@ import {
   decideCapacity,
   fence,
   hashOwner,
-  type Lease,
   MAX_TTL_MS,
   MIN_TTL_MS,
   nextGeneration,
@@ -31,6 +30,7 @@ import {
 } from '../../src/main/engine/resilience/leases';
 import type { Candidate } from '../../src/main/engine/routing/resolve';
 import { openStore, type Store } from '../../src/main/engine/store';
+import type { Lease } from '../../src/main/engine/store/state-records';
 import type { EngineEvent, GatewayApiKeyConfig } from '../../src/shared/contract';
 
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { rewriteTopLevelModel } from '../../src/main/engine/proxy/model-rewrite';
+import { rewriteTopLevelModel } from '../../src/main/engine/wire/model-rewrite';
 
 const rewrite = (text: string, model: string): string | null => {
   const out = rewriteTopLevelModel(Buffer.from(text, 'utf8'), model);

@@ -1,13 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  type BreakerProfile,
   CircuitBreaker,
-  DEFAULT_BREAKER_PROFILES,
   degradationThreshold,
   HISTORY_LIMIT,
   MAX_RESET_MULTIPLIER,
 } from '../../src/main/engine/resilience/breaker';
+import {
+  type BreakerProfile,
+  DEFAULT_BREAKER_PROFILES,
+} from '../../src/main/engine/settings/resilience-defaults';
 import type { BreakerTransition } from '../../src/shared/contract';
 
 const T0 = 1_700_000_000_000;

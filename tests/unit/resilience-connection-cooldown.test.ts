@@ -6,7 +6,6 @@ import {
   applySuccess,
   backoffMs,
   type ConnectionFailure,
-  type ConnectionHealth,
   type CooldownOptions,
   cleared,
   current,
@@ -15,8 +14,8 @@ import {
   isHealthy,
   isTerminal,
   REFUSALS_TO_BAN,
-  type TerminalStatus,
 } from '../../src/main/engine/resilience/connection-cooldown';
+import type { ConnectionHealth, TerminalStatus } from '../../src/main/engine/store/state-records';
 
 const T0 = 1_700_000_000_000;
 const CAP = 30 * 60_000;

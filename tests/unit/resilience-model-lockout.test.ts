@@ -1,16 +1,18 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  DEFAULT_LOCKOUT_SETTINGS,
   familyOf,
   type LockoutFailure,
-  type LockoutSettings,
   lockoutDuration,
   lockoutKey,
   lockoutView,
   ModelLockouts,
   scopeForStatus,
 } from '../../src/main/engine/resilience/model-lockout';
+import {
+  DEFAULT_LOCKOUT_SETTINGS,
+  type LockoutSettings,
+} from '../../src/main/engine/settings/resilience-defaults';
 
 const T0 = 1_700_000_000_000;
 const ON: LockoutSettings = { ...DEFAULT_LOCKOUT_SETTINGS, enabled: true };

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { ProviderCooldown } from '../../src/main/engine/resilience/provider-cooldown';
 import {
   DEFAULT_PROVIDER_COOLDOWN,
-  ProviderCooldown,
   type ProviderCooldownProfile,
-} from '../../src/main/engine/resilience/provider-cooldown';
+} from '../../src/main/engine/settings/resilience-defaults';
 
 const T0 = 1_700_000_000_000;
 const MIN = 60_000;

@@ -3,7 +3,7 @@ import {
   Catalog,
   type CatalogConnection,
   type CatalogProvider,
-} from '../../src/main/engine/catalog';
+} from '../../src/main/engine/config/catalog';
 import {
   expandCandidates,
   providerFormatFor,

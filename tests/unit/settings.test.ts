@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/main/engine/config/validate';
 import type { Logger } from '../../src/main/engine/logger';
-import type { SettingDef } from '../../src/main/engine/settings/registry';
+import type { SettingDef } from '../../src/main/engine/settings/setting-def';
 import {
   flattenSettings,
   Settings,

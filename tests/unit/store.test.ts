@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { type Db, openDatabase } from '../../src/main/engine/store/database';
+import { openDatabase } from '../../src/main/engine/store/database';
+import type { Db } from '../../src/main/engine/store/db';
 import { openStore, type Store } from '../../src/main/engine/store/index';
 import {
   LATEST_SCHEMA_VERSION,

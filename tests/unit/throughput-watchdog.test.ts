@@ -3,10 +3,10 @@ import { describe, expect, it } from 'vitest';
 import {
   classifyStreamEvent,
   ThroughputWatchdog,
-  type ThroughputWatchdogOptions,
   WatchdogFeed,
   watchdogOptions,
 } from '../../src/main/engine/resilience/throughput-watchdog';
+import type { ThroughputWatchdogOptions } from '../../src/main/engine/settings/resilience-defaults';
 import type { ClientFormat } from '../../src/shared/contract';
 
 const OPTS: ThroughputWatchdogOptions = {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-// proxy/upstream.ts imports undici's pool and connector modules directly (its index costs a
+// upstream/pools.ts imports undici's pool and connector modules directly (its index costs a
 // quarter of the gateway's start). An undici upgrade that moves them must fail here, not at start.
 describe('undici modules imported by path', () => {
   it('are the very Pool and buildConnector its index exports', async () => {

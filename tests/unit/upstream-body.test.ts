@@ -5,7 +5,7 @@ import {
   type BodyReader,
   type BodySource,
   UpstreamBody,
-} from '../../src/main/engine/proxy/upstream-body';
+} from '../../src/main/engine/upstream/upstream-body';
 
 /** A source that records what the body asked of it. */
 function source() {

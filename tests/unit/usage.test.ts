@@ -7,7 +7,7 @@ import {
   type Usage,
   usageOf,
   usageOfBody,
-} from '../../src/main/engine/proxy/usage';
+} from '../../src/main/engine/usage/usage';
 
 function merged(...values: unknown[]): Usage {
   const usage = emptyUsage();

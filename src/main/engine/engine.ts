@@ -8,19 +8,15 @@ import type {
 import { createAdminHandler } from './admin/http';
 import { AdminService } from './admin/service';
 import { loadAdminToken } from './admin/token';
-import { Catalog, type CatalogConnection } from './catalog';
 import { type Clock, systemClock } from './clock';
-import { applyConfig } from './config/apply';
+import { Catalog, type CatalogConnection } from './config/catalog';
 import { ValidationError, validateConfig } from './config/validate';
 import { prepareDataDir, restrictToOwner } from './data-dir';
 import { EventBus } from './events';
 import { createStderrLogger, type Logger } from './logger';
-import { sendError } from './proxy/client-errors';
-import { isLoopbackHost } from './proxy/guard';
 import { handleProxyRequest, type PipelineDeps } from './proxy/pipeline';
 import { createGatewayServer, type GatewayServer } from './proxy/server';
 import { handleSessionLeases } from './proxy/session-leases';
-import { UpstreamPools } from './proxy/upstream';
 import type { OperatorRule } from './resilience/error-rules';
 import { FlowControl } from './resilience/flow-control';
 import { LeaseService } from './resilience/lease-service';
@@ -28,8 +24,12 @@ import { ResilienceManager } from './resilience/manager';
 import { SubscriptionService } from './resilience/subscription-service';
 import { Settings } from './settings/settings';
 import { openStore, type SecretCodec, type Store } from './store';
+import { applyConfig } from './store/apply-config';
 import { createUiHandler } from './ui/static';
+import { UpstreamPools } from './upstream/pools';
 import { VERSION } from './version';
+import { sendError } from './wire/client-errors';
+import { isLoopbackHost } from './wire/guard';
 
 export { loadConfigFile } from './config/load';
 

@@ -5,11 +5,11 @@
 
 import type { request } from 'undici';
 import type { ConnectionTestResult } from '../../../shared/contract';
-import type { CatalogConnection, CatalogProvider } from '../catalog';
+import type { CatalogConnection, CatalogProvider } from '../config/catalog';
 import { redactSecrets } from '../logger';
-import { classifyAttemptError, readBounded } from '../proxy/attempt';
-import { credentialHeaders } from '../proxy/headers';
-import { readUpstreamError } from '../proxy/upstream-errors';
+import { classifyAttemptError, readBounded } from '../upstream/attempt';
+import { credentialHeaders } from '../upstream/headers';
+import { readUpstreamError } from '../upstream/upstream-errors';
 
 /** Whole-call deadline: connect, headers and body together. */
 export const CONNECTION_TEST_TIMEOUT_MS = 10_000;
@@ -147,7 +147,7 @@ export async function testConnection(
   const host = parsedUrl.host;
   const where = `GET ${parsedUrl.pathname}`;
   // Loaded on first use: undici's index (fetch, WebSocket, caching) is most of its load time,
-  // and the proxy path needs only its pool (proxy/upstream.ts).
+  // and the proxy path needs only its pool (upstream/pools.ts).
   const http = opts.http ?? (await import('undici')).request;
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), timeoutMs);

@@ -2,9 +2,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EngineEvent, GatewayRunState, LeaseView, Snapshot } from '../../../shared/contract';
 import { ValidationError } from '../config/validate';
 import type { Logger } from '../logger';
-import { BodyTooLargeError, readBody } from '../proxy/body';
-import { checkAdminToken, isJsonContentType } from '../proxy/guard';
 import { VERSION } from '../version';
+import { BodyTooLargeError, readBody } from '../wire/body';
+import { checkAdminToken, isJsonContentType } from '../wire/guard';
+import { sendJson } from '../wire/json-answer';
 import { type AdminService, ConflictError, NotFoundError } from './service';
 
 export interface AdminDeps {
@@ -30,27 +31,6 @@ class HttpError extends Error {
   ) {
     super(message);
   }
-}
-
-/** The admin API's error shape: `{error: {code, message, field?}}`. */
-export function sendAdminError(
-  res: ServerResponse,
-  status: number,
-  code: string,
-  message: string,
-  field?: string,
-): void {
-  sendJson(res, status, { error: { code, message, ...(field ? { field } : {}) } });
-}
-
-function sendJson(res: ServerResponse, status: number, value: unknown): void {
-  const body = JSON.stringify(value);
-  res.writeHead(status, {
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(body),
-    'cache-control': 'no-store',
-  });
-  res.end(body);
 }
 
 async function jsonBody(req: IncomingMessage, limit: number): Promise<unknown> {

@@ -10,8 +10,7 @@ import type {
   RequestLogEntry,
   SettingView,
 } from '../../../shared/contract';
-import type { Catalog } from '../catalog';
-import { connectionRecord, providerRecord } from '../config/records';
+import type { Catalog } from '../config/catalog';
 import {
   checkSubscriptionProvider,
   ValidationError,
@@ -19,11 +18,12 @@ import {
   validateConnection,
   validateProvider,
 } from '../config/validate';
-import type { ConnectionHealth } from '../resilience/connection-cooldown';
 import type { ResilienceManager } from '../resilience/manager';
 import { RESILIENCE_PREFIXES } from '../settings/resilience-settings';
 import type { Settings } from '../settings/settings';
 import type { RecentQuery, Store } from '../store';
+import { connectionRecord, providerRecord } from '../store/config-records';
+import type { ConnectionHealth } from '../store/state-records';
 import { type ConnectionTestOptions, testConnection } from './connection-test';
 
 export class NotFoundError extends Error {

@@ -9,8 +9,8 @@ import type {
   ProviderInput,
   UpstreamTimeouts,
 } from '../../../shared/contract';
+import { ValidationError } from '../../../shared/validation-error';
 import { findSetting } from '../settings/registry';
-import { ValidationError } from './validation-error';
 
 export { ValidationError };
 

@@ -1,4 +1,4 @@
-import type { Catalog } from '../catalog';
+import type { Catalog } from '../config/catalog';
 
 interface ModelEntry {
   id: string;

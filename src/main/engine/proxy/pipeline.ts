@@ -1,7 +1,7 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { RequestLogEntry, UpstreamTimeouts } from '../../../shared/contract';
-import type { Catalog } from '../catalog';
 import type { Clock } from '../clock';
+import type { Catalog } from '../config/catalog';
 import type { Logger } from '../logger';
 import { redactSecrets } from '../logger';
 import { sessionIdOf } from '../resilience/affinity';
@@ -16,8 +16,8 @@ import {
 import type { ResilienceManager } from '../resilience/manager';
 import { NO_RATE_LIMIT, QueueRejection } from '../resilience/request-queue';
 import type { SubscriptionService } from '../resilience/subscription-service';
-import type { ThroughputWatchdogOptions } from '../resilience/throughput-watchdog';
 import { type Candidate, expandCandidates, routeModel } from '../routing/resolve';
+import type { ThroughputWatchdogOptions } from '../settings/resilience-defaults';
 import {
   createStreamTranslator,
   customToolsOf,
@@ -42,30 +42,30 @@ import {
   classifyAttemptError,
   DeadlineError,
   readBounded,
-} from './attempt';
+} from '../upstream/attempt';
+import { peekOpeningError, type StreamOpeningError } from '../upstream/first-event';
+import { clientResponseHeaders, upstreamHeaders } from '../upstream/headers';
+import { type UpstreamPools, type UpstreamResponse, upstreamPath } from '../upstream/pools';
+import type { BodyReader } from '../upstream/upstream-body';
+import { clientErrorFromUpstream, readUpstreamError } from '../upstream/upstream-errors';
+import { emptyUsage, mergeUsage, SseUsageObserver, type Usage, usageOfBody } from '../usage/usage';
 import {
   type ErrorKind,
   errorBody,
   type GatewayError,
   sendError,
   streamErrorEvent,
-} from './client-errors';
+} from '../wire/client-errors';
+import { forEachMember, keyIs } from '../wire/json-members';
+import { isValidJson } from '../wire/json-validate';
+import { rewriteTopLevelModel } from '../wire/model-rewrite';
 import type { Endpoint } from './endpoints';
-import { peekOpeningError, type StreamOpeningError } from './first-event';
-import { clientResponseHeaders, upstreamHeaders } from './headers';
-import { forEachMember, keyIs } from './json-members';
-import { isValidJson } from './json-validate';
-import { rewriteTopLevelModel } from './model-rewrite';
 import {
   HOLD_LIMIT_BYTES,
   StreamWatch,
   ThroughputTripError,
   WATCHDOG_ERROR_CLASS,
 } from './stream-watch';
-import { type UpstreamPools, type UpstreamResponse, upstreamPath } from './upstream';
-import type { BodyReader } from './upstream-body';
-import { clientErrorFromUpstream, readUpstreamError } from './upstream-errors';
-import { emptyUsage, mergeUsage, SseUsageObserver, type Usage, usageOfBody } from './usage';
 
 export interface PipelineDeps {
   catalog(): Catalog;

@@ -1,19 +1,19 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ClientFormat, GatewayApiKeyConfig } from '../../../shared/contract';
-import { sendAdminError } from '../admin/http';
-import type { Catalog } from '../catalog';
+import type { Catalog } from '../config/catalog';
 import type { Logger } from '../logger';
-import { BodyAbortedError, BodyTooLargeError, readBody } from './body';
-import { type GatewayError, sendError } from './client-errors';
-import { type Endpoint, findEndpoint, formatForUnknownPath } from './endpoints';
+import { BodyAbortedError, BodyTooLargeError, readBody } from '../wire/body';
+import { type GatewayError, sendError } from '../wire/client-errors';
 import {
   checkHostAndOrigin,
   isJsonContentType,
   isLoopbackAddress,
   matchGatewayKey,
   presentedKey,
-} from './guard';
+} from '../wire/guard';
+import { sendAdminError } from '../wire/json-answer';
+import { type Endpoint, findEndpoint, formatForUnknownPath } from './endpoints';
 import { anthropicModelList, listModels, openAiModelList } from './models';
 import { SESSION_LEASES_PATH } from './session-leases';
 

@@ -6,30 +6,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GatewayApiKeyConfig } from '../../../shared/contract';
 import type { Clock } from '../clock';
 import type { LeaseService } from '../resilience/lease-service';
-import { BodyAbortedError, BodyTooLargeError, readBody } from './body';
-import { isJsonContentType } from './guard';
+import { BodyAbortedError, BodyTooLargeError, readBody } from '../wire/body';
+import { isJsonContentType } from '../wire/guard';
+import { sendAdminError, sendJson } from '../wire/json-answer';
 
 export const SESSION_LEASES_PATH = '/api/v1/session-leases';
-
-function send(
-  res: ServerResponse,
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    ...headers,
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(text),
-    'cache-control': 'no-store',
-  });
-  res.end(text);
-}
-
-function error(res: ServerResponse, status: number, code: string, message: string): void {
-  send(res, status, { error: { code, message } });
-}
 
 export interface SessionLeaseDeps {
   leases: LeaseService;
@@ -47,19 +28,24 @@ export async function handleSessionLeases(
 ): Promise<void> {
   if (req.method !== 'POST') {
     res.setHeader('allow', 'POST');
-    return error(res, 405, 'method_not_allowed', `${SESSION_LEASES_PATH} accepts POST only`);
+    return sendAdminError(
+      res,
+      405,
+      'method_not_allowed',
+      `${SESSION_LEASES_PATH} accepts POST only`,
+    );
   }
   if (!key) {
     res.setHeader('connection', 'close');
     if (!deps.keysConfigured) {
-      return error(
+      return sendAdminError(
         res,
         403,
         'lease_scope_required',
         'exclusive leases need gateway API keys: add one with scope "lease:exclusive" and allowedConnections to gateway.apiKeys',
       );
     }
-    return error(
+    return sendAdminError(
       res,
       401,
       'invalid_api_key',
@@ -68,7 +54,12 @@ export async function handleSessionLeases(
   }
   if (!isJsonContentType(req.headers['content-type'])) {
     res.setHeader('connection', 'close');
-    return error(res, 415, 'unsupported_media_type', 'Content-Type must be application/json');
+    return sendAdminError(
+      res,
+      415,
+      'unsupported_media_type',
+      'Content-Type must be application/json',
+    );
   }
   let raw: Buffer;
   try {
@@ -76,7 +67,7 @@ export async function handleSessionLeases(
   } catch (err) {
     if (err instanceof BodyTooLargeError) {
       res.setHeader('connection', 'close');
-      return error(res, 413, 'body_too_large', err.message);
+      return sendAdminError(res, 413, 'body_too_large', err.message);
     }
     if (err instanceof BodyAbortedError) return;
     throw err;
@@ -85,7 +76,7 @@ export async function handleSessionLeases(
   try {
     body = JSON.parse(raw.toString('utf8'));
   } catch (err) {
-    return error(
+    return sendAdminError(
       res,
       400,
       'invalid_json',
@@ -93,5 +84,5 @@ export async function handleSessionLeases(
     );
   }
   const reply = deps.leases.handle(key, body, deps.clock.now());
-  send(res, reply.status, reply.body, reply.headers);
+  sendJson(res, reply.status, reply.body, reply.headers);
 }

@@ -1,9 +1,6 @@
 import type { ClientFormat } from '../../../shared/contract';
-import {
-  ThroughputWatchdog,
-  type ThroughputWatchdogOptions,
-  WatchdogFeed,
-} from '../resilience/throughput-watchdog';
+import { ThroughputWatchdog, WatchdogFeed } from '../resilience/throughput-watchdog';
+import type { ThroughputWatchdogOptions } from '../settings/resilience-defaults';
 
 /** Errors a relayed stream is destroyed with when the throughput watchdog trips. */
 export class ThroughputTripError extends Error {

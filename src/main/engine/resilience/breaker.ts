@@ -1,18 +1,6 @@
-import type { AuthClass, BreakerStateName, BreakerTransition } from '../../../shared/contract';
-
-/** Thresholds of one auth-class profile (RESILIENCE.md §1). */
-export interface BreakerProfile {
-  /** Failures at which CLOSED becomes DEGRADED; 0 derives max(1, floor(0.6 × failureThreshold)). */
-  degradationThreshold: number;
-  failureThreshold: number;
-  resetTimeoutMs: number;
-}
-
-export const DEFAULT_BREAKER_PROFILES: Record<AuthClass, BreakerProfile> = {
-  oauth: { degradationThreshold: 5, failureThreshold: 8, resetTimeoutMs: 60_000 },
-  api_key: { degradationThreshold: 7, failureThreshold: 12, resetTimeoutMs: 30_000 },
-  local: { degradationThreshold: 0, failureThreshold: 2, resetTimeoutMs: 15_000 },
-};
+import type { BreakerStateName, BreakerTransition } from '../../../shared/contract';
+import type { BreakerProfile } from '../settings/resilience-defaults';
+import type { BreakerSnapshot, BreakerState } from '../store/state-records';
 
 /** Consecutive failed probes double the reset timeout up to this multiple of the base. */
 export const MAX_RESET_MULTIPLIER = 16;
@@ -22,31 +10,6 @@ export function degradationThreshold(profile: BreakerProfile): number {
   return profile.degradationThreshold > 0
     ? profile.degradationThreshold
     : Math.max(1, Math.floor(0.6 * profile.failureThreshold));
-}
-
-/** One union, data per state. */
-export type BreakerState =
-  | { name: 'CLOSED'; failures: number }
-  | { name: 'DEGRADED'; failures: number }
-  | {
-      name: 'OPEN';
-      failures: number;
-      openedAt: number;
-      resetTimeoutMs: number;
-      failedProbes: number;
-    }
-  | {
-      name: 'HALF_OPEN';
-      failures: number;
-      resetTimeoutMs: number;
-      failedProbes: number;
-      /** When the probe in flight stops blocking others; null when no probe is out. */
-      probeUntil: number | null;
-    };
-
-export interface BreakerSnapshot {
-  state: BreakerState;
-  history: BreakerTransition[];
 }
 
 export type Admission =

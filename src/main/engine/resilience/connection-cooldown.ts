@@ -1,25 +1,8 @@
 import type { ConnectionStatus } from '../../../shared/contract';
-
-export type TerminalStatus = 'banned' | 'expired' | 'credits_exhausted';
+import type { ConnectionHealth, TerminalStatus } from '../store/state-records';
 
 export function isTerminal(status: ConnectionStatus): status is TerminalStatus {
   return status === 'banned' || status === 'expired' || status === 'credits_exhausted';
-}
-
-/** Per-connection state of RESILIENCE.md §2, persisted as is. */
-export interface ConnectionHealth {
-  status: 'active' | 'unavailable' | TerminalStatus;
-  rateLimitedUntil: number | null;
-  backoffLevel: number;
-  lastError: string | null;
-  lastErrorType: string | null;
-  errorCode: string | null;
-  /** When the current cooldown was set (herd guard: failures of requests started before it). */
-  cooldownSetAt: number | null;
-  /** Consecutive upstream refusals of single requests (3 → banned). */
-  refusalStreak: number;
-  /** Consecutive expired-credential failures (3 → expired). */
-  authFailures: number;
 }
 
 export const HEALTHY: ConnectionHealth = {

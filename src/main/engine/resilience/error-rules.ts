@@ -1,4 +1,5 @@
 import type { LockoutScope } from '../../../shared/contract';
+import type { ErrorReason } from '../settings/resilience-defaults';
 import type { ConnectionFailure } from './connection-cooldown';
 import { announcedRetryMs, type Headers } from './retry-after';
 
@@ -7,35 +8,6 @@ import { announcedRetryMs, type Headers } from './retry-after';
  * built-in rules behind their allowlists), then generic classification by status and text.
  * Pure: the caller applies the resulting effects to breaker, cooldown and lockout.
  */
-
-export type ErrorReason =
-  | 'quota_exhausted'
-  | 'rate_limit_exceeded'
-  | 'auth_error'
-  | 'credits_exhausted'
-  | 'permanent'
-  | 'banned'
-  | 'request_rejected'
-  | 'model_not_found'
-  | 'model_access'
-  | 'context_overflow'
-  | 'server_error'
-  | 'bad_request';
-
-export const RULE_REASONS: readonly ErrorReason[] = [
-  'quota_exhausted',
-  'rate_limit_exceeded',
-  'auth_error',
-  'credits_exhausted',
-  'permanent',
-  'banned',
-  'request_rejected',
-  'model_not_found',
-  'model_access',
-  'context_overflow',
-  'server_error',
-  'bad_request',
-];
 
 export type RuleScope = 'model' | 'provider' | 'connection';
 

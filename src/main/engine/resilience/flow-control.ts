@@ -1,5 +1,5 @@
 import type { QueueView, SessionView } from '../../../shared/contract';
-import type { CatalogConnection } from '../catalog';
+import type { CatalogConnection } from '../config/catalog';
 import type { Logger } from '../logger';
 import type { Settings } from '../settings/settings';
 import type { SessionPinRepo } from '../store';

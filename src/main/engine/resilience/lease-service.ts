@@ -5,11 +5,12 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { EngineEvent, GatewayApiKeyConfig, LeaseView } from '../../../shared/contract';
-import type { Catalog, CatalogConnection } from '../catalog';
+import type { Catalog, CatalogConnection } from '../config/catalog';
 import type { Logger } from '../logger';
-import type { GatewayError } from '../proxy/client-errors';
 import { type Candidate, expandCandidates, resolveModel } from '../routing/resolve';
 import type { LeaseRepo } from '../store/leases';
+import type { Lease } from '../store/state-records';
+import type { GatewayError } from '../wire/client-errors';
 import {
   apply,
   chooseConnection,
@@ -19,7 +20,6 @@ import {
   fence,
   hashOwner,
   LEASE_SCOPE,
-  type Lease,
   type LeaseCommand,
   type LeaseErrorCode,
   leaseView,

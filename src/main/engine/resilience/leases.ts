@@ -4,7 +4,8 @@
 // (resilience/lease-service.ts) do the SQL and the events.
 
 import { createHash } from 'node:crypto';
-import type { LeaseStateName, LeaseView } from '../../../shared/contract';
+import type { LeaseView } from '../../../shared/contract';
+import type { Lease } from '../store/state-records';
 
 /** The scope a gateway API key needs (with a non-empty `allowedConnections`) to hold leases. */
 export const LEASE_SCOPE = 'lease:exclusive';
@@ -49,34 +50,6 @@ export function nextGeneration(previousMax: number | null): number {
 }
 
 // ---------------------------------------------------------------------------- state machine
-
-/** Why a lease stopped being ACTIVE. */
-export type EndReason =
-  | 'released'
-  | 'released_by_operator'
-  | 'ttl_elapsed'
-  | 'superseded'
-  | 'key_revoked'
-  | 'connection_not_allowed'
-  | 'connection_removed';
-
-/** The state with its data: only ended leases carry when and why they ended. */
-export type LeaseStatus =
-  | { name: 'ACTIVE' }
-  | { name: Exclude<LeaseStateName, 'ACTIVE'>; endedAt: number; reason: EndReason };
-
-export interface Lease {
-  /** Row id; 0 before the store assigned one. */
-  id: number;
-  ownerHash: string;
-  /** Name of the gateway API key that acquired it: the fence is bound to it. */
-  keyName: string;
-  connection: string;
-  generation: number;
-  acquiredAt: number;
-  expiresAt: number;
-  status: LeaseStatus;
-}
 
 export type LeaseCommand =
   | { type: 'renew'; ttlMs: number }

@@ -5,17 +5,22 @@ import type {
   EngineEvent,
   LockoutView,
 } from '../../../shared/contract';
-import type { Catalog, CatalogConnection, CatalogProvider } from '../catalog';
+import type { Catalog, CatalogConnection, CatalogProvider } from '../config/catalog';
 import type { Logger } from '../logger';
 import type { Candidate } from '../routing/resolve';
+import type {
+  BreakerProfile,
+  LockoutSettings,
+  ProviderCooldownProfile,
+} from '../settings/resilience-defaults';
 import type { Settings } from '../settings/settings';
 import type { ResilienceChanges, ResilienceRepo } from '../store';
-import { type BreakerProfile, type BreakerSnapshot, CircuitBreaker } from './breaker';
+import type { BreakerSnapshot, ConnectionHealth, LockoutEntry } from '../store/state-records';
+import { CircuitBreaker } from './breaker';
 import {
   applyFailure,
   applySuccess,
   type ConnectionFailure,
-  type ConnectionHealth,
   cleared,
   current,
   HEALTHY,
@@ -24,13 +29,8 @@ import {
 } from './connection-cooldown';
 import { DeferredFlush } from './deferred-flush';
 import { type Classification, egressFamilyOf } from './error-rules';
-import {
-  type LockoutEntry,
-  type LockoutSettings,
-  lockoutView,
-  ModelLockouts,
-} from './model-lockout';
-import { ProviderCooldown, type ProviderCooldownProfile } from './provider-cooldown';
+import { lockoutView, ModelLockouts } from './model-lockout';
+import { ProviderCooldown } from './provider-cooldown';
 
 /** Why routing skipped a candidate (RESILIENCE.md §8). `retryAfterMs` null: needs an operator. */
 export interface Exclusion {

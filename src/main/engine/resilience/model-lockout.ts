@@ -1,37 +1,6 @@
 import type { LockoutScope, LockoutView } from '../../../shared/contract';
-
-/** RESILIENCE.md §3 settings. */
-export interface LockoutSettings {
-  enabled: boolean;
-  errorCodes: number[];
-  baseCooldownMs: number;
-  maxCooldownMs: number;
-  maxBackoffSteps: number;
-  useExponentialBackoff: boolean;
-}
-
-export const DEFAULT_LOCKOUT_SETTINGS: LockoutSettings = {
-  enabled: false,
-  errorCodes: [403, 404, 429, 502, 503, 504],
-  baseCooldownMs: 120_000,
-  maxCooldownMs: 1_800_000,
-  maxBackoffSteps: 10,
-  useExponentialBackoff: true,
-};
-
-export interface LockoutEntry {
-  key: string;
-  provider: string;
-  connection: string;
-  /** The model that failed (for a family key, the member that triggered it). */
-  model: string;
-  /** Family name for `family` scope, otherwise the model. */
-  subject: string;
-  scope: LockoutScope;
-  reason: string;
-  failureCount: number;
-  expiresAt: number;
-}
+import type { LockoutSettings } from '../settings/resilience-defaults';
+import type { LockoutEntry } from '../store/state-records';
 
 /** Which key a status locks: quota/permission → family, not-found → model, anything else → exact. */
 export function scopeForStatus(status: number): LockoutScope {

@@ -1,23 +1,4 @@
-/** Settings of the optional windowed provider cooldown (RESILIENCE.md §1, off by default). */
-export interface ProviderCooldownProfile {
-  providerFailureThreshold: number;
-  providerFailureWindowMs: number;
-  providerCooldownMs: number;
-}
-
-export const DEFAULT_PROVIDER_COOLDOWN: Record<'oauth' | 'api_key', ProviderCooldownProfile> = {
-  oauth: {
-    providerFailureThreshold: 10,
-    providerFailureWindowMs: 15 * 60_000,
-    providerCooldownMs: 5 * 60_000,
-  },
-  api_key: {
-    providerFailureThreshold: 15,
-    providerFailureWindowMs: 30 * 60_000,
-    providerCooldownMs: 10 * 60_000,
-  },
-};
-
+import type { ProviderCooldownProfile } from '../settings/resilience-defaults';
 /**
  * Failures of one provider inside a sliding window. Below the threshold the provider is not
  * cooling at all; at the threshold it cools for `providerCooldownMs`; a success clears the

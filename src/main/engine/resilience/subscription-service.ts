@@ -1,12 +1,12 @@
 import type { request } from 'undici';
-import type { CatalogConnection } from '../catalog';
+import type { CatalogConnection } from '../config/catalog';
 import type { Logger } from '../logger';
-import { readBounded } from '../proxy/attempt';
-import { credentialHeaders } from '../proxy/headers';
-import type { UpstreamResponse } from '../proxy/upstream';
-import { UpstreamBody } from '../proxy/upstream-body';
 import type { Candidate } from '../routing/resolve';
 import type { SubscriptionRepo, SubscriptionRow } from '../store';
+import { readBounded } from '../upstream/attempt';
+import { credentialHeaders } from '../upstream/headers';
+import type { UpstreamResponse } from '../upstream/pools';
+import { UpstreamBody } from '../upstream/upstream-body';
 import { DeferredFlush } from './deferred-flush';
 import {
   canTryLimitReset,
@@ -243,7 +243,7 @@ export class SubscriptionService {
     body: string | null,
     signal: AbortSignal,
   ): Promise<unknown> {
-    // Loaded on first use, like the connection test's (see proxy/upstream.ts).
+    // Loaded on first use, like the connection test's (see upstream/pools.ts).
     const http = this.deps.http ?? (await import('undici')).request;
     const res = await http(url, {
       method,

@@ -2,30 +2,8 @@
 // produces useful output at a minimum rate. Pure: events and time go in, a verdict comes out; the
 // relay (the host) reads the clock, feeds it and acts on a trip.
 import type { ClientFormat } from '../../../shared/contract';
+import type { ThroughputWatchdogOptions } from '../settings/resilience-defaults';
 import { SseDecoder } from '../translate/stream';
-
-/** The watchdog's settings, validated once when a watchdog is built. */
-export interface ThroughputWatchdogOptions {
-  /** Nothing is judged before this long after the stream started. */
-  warmupMs: number;
-  /** The rolling window the rate is measured over. */
-  windowMs: number;
-  /** Useful output below this rate over a full window trips the watchdog. */
-  minBytesPerSecond: number;
-  /**
-   * The least output a measurement rests on: the window is stretched until the minimum rate
-   * amounts to at least this many bytes (`windowMs` ≥ minMeasurableBytes / minBytesPerSecond),
-   * so a short window is never judged on a handful of bytes.
-   */
-  minMeasurableBytes: number;
-}
-
-export const DEFAULT_THROUGHPUT_WATCHDOG: Readonly<ThroughputWatchdogOptions> = {
-  warmupMs: 30_000,
-  windowMs: 60_000,
-  minBytesPerSecond: 16,
-  minMeasurableBytes: 256,
-};
 
 /** What one upstream SSE event means to the watchdog. */
 export type StreamSignal =

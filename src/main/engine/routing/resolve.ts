@@ -1,5 +1,5 @@
 import type { ClientFormat, ProviderFormat } from '../../../shared/contract';
-import type { Catalog, CatalogConnection, CatalogProvider } from '../catalog';
+import type { Catalog, CatalogConnection, CatalogProvider } from '../config/catalog';
 import { parseTargetRef } from '../config/validate';
 
 /** One thing routing may try: a provider's model, optionally pinned to one connection. */

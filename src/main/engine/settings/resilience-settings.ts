@@ -1,10 +1,12 @@
-import { ValidationError } from '../config/validation-error';
-import { DEFAULT_BREAKER_PROFILES } from '../resilience/breaker';
-import { RULE_REASONS } from '../resilience/error-rules';
-import { DEFAULT_LOCKOUT_SETTINGS } from '../resilience/model-lockout';
-import { DEFAULT_PROVIDER_COOLDOWN } from '../resilience/provider-cooldown';
-import { DEFAULT_THROUGHPUT_WATCHDOG } from '../resilience/throughput-watchdog';
-import type { CrossCheck, SettingDef } from './registry';
+import { ValidationError } from '../../../shared/validation-error';
+import {
+  DEFAULT_BREAKER_PROFILES,
+  DEFAULT_LOCKOUT_SETTINGS,
+  DEFAULT_PROVIDER_COOLDOWN,
+  DEFAULT_THROUGHPUT_WATCHDOG,
+  RULE_REASONS,
+} from './resilience-defaults';
+import type { CrossCheck, SettingDef } from './setting-def';
 
 const DAY = 86_400_000;
 const PROFILES = ['oauth', 'api_key', 'local'] as const;

@@ -1,7 +1,8 @@
 import type { SettingView } from '../../../shared/contract';
-import { ValidationError } from '../config/validation-error';
+import { ValidationError } from '../../../shared/validation-error';
 import type { Logger } from '../logger';
-import { CROSS_CHECKS, type CrossCheck, SETTINGS, type SettingDef } from './registry';
+import { CROSS_CHECKS, SETTINGS } from './registry';
+import type { CrossCheck, SettingDef } from './setting-def';
 
 export interface SettingsStore {
   all(): Record<string, unknown>;

@@ -1,5 +1,5 @@
-import { ValidationError } from '../config/validation-error';
-import type { SettingDef } from './registry';
+import { ValidationError } from '../../../shared/validation-error';
+import type { SettingDef } from './setting-def';
 
 /** An absolute http(s) origin (and optional path), without credentials, query or trailing slash. */
 function validateApiBase(value: unknown, key: string): string {

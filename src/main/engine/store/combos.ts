@@ -1,7 +1,7 @@
 // Repository for combos (named, ordered lists of targets).
 
 import type { ComboConfig, ComboStrategy } from '../../../shared/contract';
-import type { Db } from './database';
+import type { Db } from './db';
 import { parseStringArray } from './json';
 
 export interface ComboRecord extends ComboConfig {

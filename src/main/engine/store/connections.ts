@@ -1,7 +1,7 @@
 // Repository for provider connections. Holds literal API keys: never log a record.
 
 import type { ConnectionOptions } from '../../../shared/contract';
-import type { Db } from './database';
+import type { Db } from './db';
 import { parseObject } from './json';
 import { openSecret, type SecretCodec, sealSecret } from './secret-codec';
 

@@ -3,9 +3,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import type { Db } from './db';
 import { assertSchemaSupported, migrate } from './migrations';
-
-export type Db = Database.Database;
 
 export function openDatabase(file: string): Db {
   const inMemory = file === ':memory:' || file === '';

@@ -6,7 +6,8 @@ import {
   type ConnectionRepoOptions,
   createConnectionRepo,
 } from './connections';
-import { type Db, openDatabase } from './database';
+import { openDatabase } from './database';
+import type { Db } from './db';
 import { createLeaseRepo, type LeaseRepo } from './leases';
 import { createProviderRepo, type ProviderRepo } from './providers';
 import { createRequestLog, type RequestLog, type RequestLogOptions } from './request-log';
@@ -70,7 +71,8 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
 
 export type { ComboRecord, ComboRepo } from './combos';
 export type { ConnectionRecord, ConnectionRepo } from './connections';
-export { type Db, openDatabase } from './database';
+export { openDatabase } from './database';
+export type { Db } from './db';
 export type { LeaseRepo } from './leases';
 export {
   LATEST_SCHEMA_VERSION,

@@ -3,8 +3,8 @@
 // `atomically` (an IMMEDIATE transaction), so two writers can never both pass a check.
 
 import type { LeaseStateName } from '../../../shared/contract';
-import type { EndReason, Lease } from '../resilience/leases';
-import type { Db } from './database';
+import type { Db } from './db';
+import type { EndReason, Lease } from './state-records';
 
 interface LeaseRow {
   id: number;

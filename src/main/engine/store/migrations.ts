@@ -1,7 +1,7 @@
 // Numbered, forward-only schema migrations tracked with `PRAGMA user_version`.
 // Never edit a migration that has shipped: append a new one with the next version.
 
-import type { Db } from './database';
+import type { Db } from './db';
 
 export interface Migration {
   version: number;

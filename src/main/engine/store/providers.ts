@@ -6,7 +6,7 @@ import type {
   ProviderOptions,
   UpstreamTimeouts,
 } from '../../../shared/contract';
-import type { Db } from './database';
+import type { Db } from './db';
 import { parseObject, parseStringArray } from './json';
 
 export interface ProviderRecord {

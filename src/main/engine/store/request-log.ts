@@ -4,7 +4,7 @@
 // has the same id before and after it reaches disk and `recent()` can merge both seamlessly.
 
 import type { ClientFormat, RequestLogEntry } from '../../../shared/contract';
-import type { Db } from './database';
+import type { Db } from './db';
 
 export interface RequestLogOptions {
   /** How long an appended entry may wait in memory before a flush (default 250). */

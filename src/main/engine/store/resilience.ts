@@ -2,11 +2,14 @@
 // and model lockouts. Written in batches by the resilience manager, never per request.
 
 import type { BreakerStateName, BreakerTransition, LockoutScope } from '../../../shared/contract';
-import type { BreakerSnapshot, BreakerState } from '../resilience/breaker';
-import type { ConnectionHealth } from '../resilience/connection-cooldown';
-import type { LockoutEntry } from '../resilience/model-lockout';
-import type { Db } from './database';
+import type { Db } from './db';
 import { parseJson } from './json';
+import type {
+  BreakerSnapshot,
+  BreakerState,
+  ConnectionHealth,
+  LockoutEntry,
+} from './state-records';
 
 interface BreakerRow {
   provider: string;

@@ -1,6 +1,6 @@
 // Repository for session affinity pins (session id → connection), written in batches.
 
-import type { Db } from './database';
+import type { Db } from './db';
 
 export interface SessionPin {
   session: string;

@@ -1,6 +1,6 @@
 // Key/value settings; values are stored as JSON text.
 
-import type { Db } from './database';
+import type { Db } from './db';
 import { parseJson } from './json';
 
 export interface SettingsRepo {

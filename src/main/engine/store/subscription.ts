@@ -1,7 +1,7 @@
 // Repository for Anthropic subscription state per connection (low-priority lane, limit reset),
 // written in batches off the request path.
 
-import type { Db } from './database';
+import type { Db } from './db';
 import { parseJson } from './json';
 
 /** Stored as JSON and read back through the resilience module's own `restore…` functions. */

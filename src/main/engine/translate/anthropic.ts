@@ -1,5 +1,5 @@
 // Anthropic Messages ↔ IR. https://docs.anthropic.com/en/api/messages
-import { type ErrorKind, streamErrorEvent } from '../proxy/client-errors';
+import { type ErrorKind, streamErrorEvent } from '../wire/client-errors';
 import { gatewayErrorOf, unreadableStreamError } from './errors';
 import {
   argumentsObject,

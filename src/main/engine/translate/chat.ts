@@ -1,5 +1,5 @@
 // OpenAI Chat Completions ↔ IR. https://platform.openai.com/docs/api-reference/chat
-import { streamErrorEvent } from '../proxy/client-errors';
+import { streamErrorEvent } from '../wire/client-errors';
 import { gatewayErrorOf, openAiErrorOf, unreadableStreamError } from './errors';
 import {
   arr,

@@ -1,5 +1,5 @@
 // IR errors to and from the gateway's error shapes, for all three adapters.
-import { type ErrorKind, type GatewayError, kindForStatus } from '../proxy/client-errors';
+import { type ErrorKind, type GatewayError, kindForStatus } from '../wire/client-errors';
 import { type IrError, type Json, str } from './ir';
 
 /** An IR error as the gateway error the client-format error bodies are built from. */

@@ -1,5 +1,5 @@
 // OpenAI Responses ↔ IR. https://platform.openai.com/docs/api-reference/responses
-import { errorBody } from '../proxy/client-errors';
+import { errorBody } from '../wire/client-errors';
 import { gatewayErrorOf, openAiErrorOf, unreadableStreamError } from './errors';
 import {
   arr,

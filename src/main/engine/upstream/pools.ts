@@ -6,7 +6,7 @@ import type { Dispatcher } from 'undici';
 import buildConnector from 'undici/lib/core/connect.js';
 import Pool from 'undici/lib/dispatcher/pool.js';
 import type { ProviderFormat, UpstreamTimeouts } from '../../../shared/contract';
-import type { CatalogProvider } from '../catalog';
+import type { CatalogProvider } from '../config/catalog';
 import { type BodySource, UpstreamBody } from './upstream-body';
 
 export interface UpstreamCall {

@@ -1,5 +1,5 @@
 import type { ConnectionConfig, ConnectionOptions, ProviderInput } from '../../../shared/contract';
-import type { ConnectionRecord, ProviderRecord } from '../store';
+import type { ConnectionRecord, ProviderRecord } from './';
 
 /**
  * A validated provider as the store keeps it. Optional fields the input does not mention keep

@@ -7,7 +7,7 @@ import type {
   ProviderOptions,
   ProviderView,
   UpstreamTimeouts,
-} from '../../shared/contract';
+} from '../../../shared/contract';
 
 export interface CatalogConnection {
   id: string;

@@ -1,6 +1,6 @@
 import type { ClientFormat } from '../../../shared/contract';
 import { redactSecrets } from '../logger';
-import { errorBody, kindForStatus } from './client-errors';
+import { errorBody, kindForStatus } from '../wire/client-errors';
 
 type Json = Record<string, unknown>;
 

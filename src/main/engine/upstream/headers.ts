@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
-import type { CatalogProvider } from '../catalog';
+import type { CatalogProvider } from '../config/catalog';
 
 // Upstream headers are built from scratch: only these client headers are copied, so the
 // client's own auth, session and lease headers can never leak to a provider.

@@ -1,8 +1,8 @@
 import type { BreakwaterConfig } from '../../../shared/contract';
 import type { Logger } from '../logger';
 import { flattenSettings, type Settings } from '../settings/settings';
-import type { Store } from '../store';
-import { connectionRecord, providerRecord } from './records';
+import type { Store } from './';
+import { connectionRecord, providerRecord } from './config-records';
 
 /**
  * Applies a config file at start. Entries the file names are created or replaced (file edits

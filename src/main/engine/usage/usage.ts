@@ -1,4 +1,4 @@
-import { forEachMember, keyIs, QUOTE, UNICODE_ESCAPE } from './json-members';
+import { forEachMember, keyIs, QUOTE, UNICODE_ESCAPE } from '../wire/json-members';
 
 /** Token counts reported by an upstream; null where the upstream did not say. */
 export interface Usage {
