@@ -4,11 +4,12 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Catalog } from '../../src/main/engine/config/catalog';
+import { noTargetAnswer } from '../../src/main/engine/routing/no-target';
 import type { Logger } from '../../src/main/engine/logger';
 import {
   type LeaseReply,
   LeaseService,
-  noCandidatesLeft,
+  type LeaseSkip,
 } from '../../src/main/engine/resilience/lease-service';
 import {
   apply,
@@ -229,6 +230,8 @@ describe('capacity: eligible candidates exist but every free one is held → WAI
     expect(chooseConnection([], null, 0)).toEqual({ kind: 'none' });
   });
   it('no candidates left and no lease conflict: §8 answers', () => {
+    const noCandidatesLeft = (model: string, skipped: LeaseSkip[]) =>
+      noTargetAnswer(model, skipped, skipped.length, 0);
     expect(noCandidatesLeft('m', [])).toMatchObject({ status: 404, code: 'no_executable_targets' });
     expect(
       noCandidatesLeft('m', [

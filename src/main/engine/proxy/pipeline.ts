@@ -11,11 +11,11 @@ import {
   type GatewayKey,
   type LeaseService,
   type ManagedLease,
-  noCandidatesLeft,
 } from '../resilience/lease-service';
 import type { ResilienceManager } from '../resilience/manager';
 import { NO_RATE_LIMIT, QueueRejection } from '../resilience/request-queue';
 import type { SubscriptionService } from '../resilience/subscription-service';
+import { noTargetAnswer } from '../routing/no-target';
 import { type Candidate, expandCandidates, routeModel } from '../routing/resolve';
 import type { ThroughputWatchdogOptions } from '../settings/resilience-defaults';
 import {
@@ -243,7 +243,11 @@ async function runPipeline(
       if (planned.note) ctx.steps.push(planned.note);
       for (const s of planned.skipped) ctx.steps.push(`${s.target} skipped (${s.reason})`);
       if (planned.candidates.length === 0) {
-        return fail(ctx, res, noCandidatesLeft(ctx.model, planned.skipped));
+        return fail(
+          ctx,
+          res,
+          noTargetAnswer(ctx.model, planned.skipped, planned.skipped.length, 0),
+        );
       }
       routed = planned.candidates;
     }
