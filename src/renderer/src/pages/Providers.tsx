@@ -18,7 +18,7 @@ import {
   FORMAT_HINTS,
   formatQuotaFamilies,
   parseQuotaFamilies,
-} from './provider-fields';
+} from '../components/provider-fields';
 import { connectionBadge } from './Resilience';
 
 interface ProviderDraft {
