@@ -8,8 +8,6 @@ import type {
   ProviderFormat,
   ProviderView,
 } from '../../../shared/contract';
-import { ActionButton, Badge, Card, Countdown, Empty } from '../components/ui';
-import { useDashboard } from '../state/store';
 import {
   type ConnectionDraft,
   connectionDraft,
@@ -19,6 +17,8 @@ import {
   formatQuotaFamilies,
   parseQuotaFamilies,
 } from '../components/provider-fields';
+import { ActionButton, Badge, Card, Countdown, Empty } from '../components/ui';
+import { useDashboard } from '../state/store';
 import { connectionBadge } from './Resilience';
 
 interface ProviderDraft {
