@@ -96,7 +96,7 @@ export function customToolsOf(ir: IrRequest): ReadonlySet<string> {
 export function createStreamParser(format: WireFormat): StreamParser {
   if (format === 'anthropic') return anthropic.createStreamParser();
   if (format === 'openai-chat') return chat.createStreamParser();
-  return responses.createStreamParser();
+  return new responses.ResponsesStreamParser();
 }
 
 export interface WriterOptions {
@@ -113,7 +113,7 @@ export function createStreamWriter(format: WireFormat, opts: WriterOptions): Str
   if (format === 'openai-chat') {
     return chat.createStreamWriter({ created, includeUsage: opts.includeUsage });
   }
-  return responses.createStreamWriter({
+  return new responses.ResponsesStreamWriter({
     createdAt: created,
     ...(opts.customTools ? { custom: opts.customTools } : {}),
   });

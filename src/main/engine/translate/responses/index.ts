@@ -1,0 +1,5 @@
+// The OpenAI Responses adapter: requests, whole answers, error bodies and streams ↔ IR.
+export { emitRequest, parseRequest } from './request';
+export { emitResponse, parseError, parseResponse } from './response';
+export { ResponsesStreamParser } from './stream-parser';
+export { ResponsesStreamWriter } from './stream-writer';
