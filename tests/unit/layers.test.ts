@@ -44,7 +44,7 @@ const RENDERER_LAYERS: LayerRules = [
   ['src/renderer/src/state'],
   ['src/renderer/src/bridge'],
   ['src/renderer/src/env.d.ts'],
-  ['src/shared', 'src/renderer/src/styles.css'],
+  ['src/shared', 'src/renderer/src/styles'],
 ];
 
 function sourceFiles(dir: string, out: string[] = []): string[] {
