@@ -94,7 +94,7 @@ export function customToolsOf(ir: IrRequest): ReadonlySet<string> {
 }
 
 export function createStreamParser(format: WireFormat): StreamParser {
-  if (format === 'anthropic') return anthropic.createStreamParser();
+  if (format === 'anthropic') return new anthropic.AnthropicStreamParser();
   if (format === 'openai-chat') return chat.createStreamParser();
   return new responses.ResponsesStreamParser();
 }
@@ -109,7 +109,7 @@ export interface WriterOptions {
 
 export function createStreamWriter(format: WireFormat, opts: WriterOptions): StreamWriter {
   const created = Math.floor(opts.nowMs / 1000);
-  if (format === 'anthropic') return anthropic.createStreamWriter();
+  if (format === 'anthropic') return new anthropic.AnthropicStreamWriter();
   if (format === 'openai-chat') {
     return chat.createStreamWriter({ created, includeUsage: opts.includeUsage });
   }
