@@ -95,7 +95,7 @@ export function customToolsOf(ir: IrRequest): ReadonlySet<string> {
 
 export function createStreamParser(format: WireFormat): StreamParser {
   if (format === 'anthropic') return new anthropic.AnthropicStreamParser();
-  if (format === 'openai-chat') return chat.createStreamParser();
+  if (format === 'openai-chat') return new chat.ChatStreamParser();
   return new responses.ResponsesStreamParser();
 }
 
@@ -111,7 +111,7 @@ export function createStreamWriter(format: WireFormat, opts: WriterOptions): Str
   const created = Math.floor(opts.nowMs / 1000);
   if (format === 'anthropic') return new anthropic.AnthropicStreamWriter();
   if (format === 'openai-chat') {
-    return chat.createStreamWriter({ created, includeUsage: opts.includeUsage });
+    return new chat.ChatStreamWriter({ created, includeUsage: opts.includeUsage });
   }
   return new responses.ResponsesStreamWriter({
     createdAt: created,
