@@ -1,12 +1,19 @@
-// Parsing and payload building for the Providers page forms. The engine validates again (see
-// src/main/engine/config/validate.ts); these checks only give a clear message next to the form
-// before anything is sent.
+// Parsing and payload building for the Providers page forms. The engine validates again with the
+// shared schema (src/shared/schema), whose ranges and patterns these checks use; they only give a
+// clear message next to the form before anything is sent.
 import type {
   ConnectionConfig,
   ConnectionView,
   ProviderFormat,
   RateLimitOverrides,
 } from '../../../shared/contract';
+import {
+  MAX_CONCURRENT_RANGE,
+  RATE_LIMIT_OVERRIDE_RANGES,
+  RATE_LIMIT_RANGES,
+  UUID_PATTERN,
+} from '../../../shared/schema/connection';
+import type { Range } from '../../../shared/schema/values';
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
 
@@ -48,8 +55,7 @@ export function parseQuotaFamilies(text: string): Parsed<Record<string, string[]
 export function parseCount(
   text: string,
   label: string,
-  min: number,
-  max: number,
+  { min, max }: Range,
 ): Parsed<number | undefined> {
   const t = text.trim();
   if (!t) return { ok: true, value: undefined };
@@ -78,8 +84,6 @@ export const FORMAT_HINTS: Record<ProviderFormat, { label: string; hint: string;
     url: 'https://api.anthropic.com/v1',
   },
 };
-
-export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The connection form's fields, as text and switches. */
 export interface ConnectionDraft {
@@ -126,8 +130,6 @@ export interface DraftError {
   error: string;
 }
 
-const DAY_MS = 86_400_000;
-
 function hasKeys(o: object | null | undefined): boolean {
   return !!o && Object.keys(o).length > 0;
 }
@@ -141,17 +143,17 @@ export function connectionPayload(
   prev: ConnectionView | null,
   format: ProviderFormat,
 ): Parsed<ConnectionConfig> & { field?: DraftField } {
-  const counts: [DraftField, string, number, number][] = [
-    ['maxConcurrent', 'Max concurrent', 0, 10_000],
-    ['concurrency', 'Queue concurrency', 0, 10_000],
-    ['requestsPerMinute', 'Requests per minute', 0, 1_000_000],
-    ['maxWaitMs', 'Max wait', 1, DAY_MS],
-    ['executionMaxWaitMs', 'Execution max wait', 1, DAY_MS],
-    ['maxQueueDepth', 'Max queue depth', 0, 100_000],
+  const counts: [DraftField, string, Range][] = [
+    ['maxConcurrent', 'Max concurrent', MAX_CONCURRENT_RANGE],
+    ['concurrency', 'Queue concurrency', RATE_LIMIT_RANGES.concurrency],
+    ['requestsPerMinute', 'Requests per minute', RATE_LIMIT_RANGES.requestsPerMinute],
+    ['maxWaitMs', 'Max wait', RATE_LIMIT_OVERRIDE_RANGES.maxWaitMs],
+    ['executionMaxWaitMs', 'Execution max wait', RATE_LIMIT_OVERRIDE_RANGES.executionMaxWaitMs],
+    ['maxQueueDepth', 'Max queue depth', RATE_LIMIT_OVERRIDE_RANGES.maxQueueDepth],
   ];
   const n: Partial<Record<DraftField, number>> = {};
-  for (const [field, label, min, max] of counts) {
-    const r = parseCount(d[field] as string, label, min, max);
+  for (const [field, label, range] of counts) {
+    const r = parseCount(d[field] as string, label, range);
     if (!r.ok) return { ...r, field };
     if (r.value !== undefined) n[field] = r.value;
   }
