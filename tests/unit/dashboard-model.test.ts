@@ -175,6 +175,27 @@ describe('dashboard store: applyEvent', () => {
   });
 });
 
+describe('dashboard store: configuration version', () => {
+  const base = applySnapshot(emptyModel, snap(), AT);
+
+  it('counts config.changed events, so pages that list configuration know to reload', () => {
+    expect(base.configVersion).toBe(0);
+    const once = applyEvent(base, { type: 'config.changed', at: AT, what: 'providers' });
+    const twice = applyEvent(once, { type: 'config.changed', at: AT, what: 'combos' });
+    expect(once.configVersion).toBe(1);
+    expect(twice.configVersion).toBe(2);
+  });
+
+  it('leaves the version alone for events that are not configuration changes', () => {
+    const m = applyEvent(applyEvent(base, { type: 'gateway.paused', at: AT }), {
+      type: 'request.completed',
+      at: AT,
+      entry: entry(1, 200),
+    });
+    expect(m.configVersion).toBe(0);
+  });
+});
+
 describe('dashboard store: derived views', () => {
   it('schedules a read at the earliest timer (lazy recovery)', () => {
     const s = snap({

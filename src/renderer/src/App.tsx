@@ -1,11 +1,11 @@
 import { type FormEvent, useEffect, useState } from 'react';
 import { saveToken } from './bridge/token';
 import type { DashboardBridge } from './bridge/types';
-import { Overview } from './pages/Overview';
-import { Providers } from './pages/Providers';
-import { Requests } from './pages/Requests';
-import { Resilience } from './pages/Resilience';
-import { Settings } from './pages/Settings';
+import { Overview } from './pages/overview/Overview';
+import { Providers } from './pages/providers/Providers';
+import { Requests } from './pages/requests/Requests';
+import { Resilience } from './pages/resilience/Resilience';
+import { Settings } from './pages/settings/Settings';
 import { incidents } from './state/model';
 import { connectDashboard, PAGES, type Page, useDashboard } from './state/store';
 

@@ -35,6 +35,11 @@ export interface DashboardModel {
   /** Newest first. */
   recent: RequestLogEntry[];
   activity: Activity[];
+  /**
+   * How many configuration changes the engine has reported since the page loaded: pages that
+   * list configuration reload when it moves, whoever made the change (another tab, the API).
+   */
+  configVersion: number;
 }
 
 export const emptyModel: DashboardModel = {
@@ -43,6 +48,7 @@ export const emptyModel: DashboardModel = {
   rate: [],
   recent: [],
   activity: [],
+  configVersion: 0,
 };
 
 /** Places `entry` in its bucket; buckets older than the window fall off. */
@@ -305,6 +311,7 @@ export function applyEvent(model: DashboardModel, event: EngineEvent): Dashboard
     case 'config.changed':
       return {
         ...model,
+        configVersion: model.configVersion + 1,
         activity: activity(model, { at: event.at, tone: 'idle', text: `${event.what} changed` }),
       };
     default:
@@ -341,7 +348,8 @@ export interface Incident {
   until: number | null;
 }
 
-const TERMINAL = new Set(['banned', 'expired', 'credits_exhausted']);
+/** Connection states that do not clear by themselves: they need the operator. */
+export const TERMINAL = new Set(['banned', 'expired', 'credits_exhausted']);
 
 /** What is wrong right now, worst first. */
 export function incidents(snapshot: Snapshot): Incident[] {

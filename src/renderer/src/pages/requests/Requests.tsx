@@ -1,8 +1,8 @@
 import { Fragment, useEffect, useMemo, useState } from 'react';
-import type { LogQuery, RequestLogEntry } from '../../../shared/contract';
-import { Badge, Card, Empty, TableHead } from '../components/ui';
-import { formatTime } from '../hooks';
-import { useDashboard } from '../state/store';
+import type { LogQuery, RequestLogEntry } from '../../../../shared/contract';
+import { Badge, Card, Empty, TableHead } from '../../components/ui';
+import { formatTime } from '../../hooks';
+import { useDashboard } from '../../state/store';
 
 function matches(e: RequestLogEntry, q: LogQuery): boolean {
   if (q.provider && e.provider !== q.provider) return false;

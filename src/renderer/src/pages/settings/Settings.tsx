@@ -1,7 +1,7 @@
 import { type FormEvent, useCallback, useEffect, useMemo, useState } from 'react';
-import type { SettingView } from '../../../shared/contract';
-import { Badge, Card, Empty } from '../components/ui';
-import { useDashboard } from '../state/store';
+import type { SettingView } from '../../../../shared/contract';
+import { Badge, Card, Empty } from '../../components/ui';
+import { useDashboard } from '../../state/store';
 
 function display(v: unknown): string {
   if (v === null || v === undefined) return '';
