@@ -4,11 +4,17 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { BreakwaterConfig, Snapshot } from '../shared/contract';
-import { adminTokenPath } from './engine/admin/token';
-import { defaultDataDir } from './engine/data-dir';
-import { createEngine, DEFAULT_HOST, DEFAULT_PORT, loadConfigFile } from './engine/engine';
-import { createStderrLogger, type LogLevel } from './engine/logger';
-import { VERSION } from './engine/version';
+import {
+  adminTokenPath,
+  createEngine,
+  createStderrLogger,
+  DEFAULT_HOST,
+  DEFAULT_PORT,
+  defaultDataDir,
+  type LogLevel,
+  loadConfigFile,
+  VERSION,
+} from './engine/index';
 
 const USAGE = `Breakwater ${VERSION}: an LLM gateway that keeps coding agents working when providers fail.
 

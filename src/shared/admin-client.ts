@@ -1,7 +1,6 @@
-// Every BridgeApi action as a call to the admin API (`/api/*`). One implementation for both
-// hosts: the browser dashboard's `bridge/http` uses it directly, and the desktop's IPC handlers
-// use it against the engine's own loopback address, so desktop and browser cannot drift apart
-// and a new admin route works in both at once. Depends only on `fetch`.
+// Every BridgeApi action as a call to the admin API (`/api/*`), for the browser dashboard's
+// `bridge/http`. The desktop runs the same operations in process (engine/admin/actions.ts), which
+// share their logic with the routes, so both answer alike. Depends only on `fetch`.
 
 import type {
   BridgeApi,
@@ -35,6 +34,17 @@ interface ApiErrorBody {
 
 function enc(value: string): string {
   return encodeURIComponent(value);
+}
+
+/** The query string of `GET /api/logs`; the in-process actions parse the same one. */
+export function logSearchParams(limit: number, query: LogQuery = {}): URLSearchParams {
+  const q = new URLSearchParams({ limit: String(limit) });
+  if (query.provider) q.set('provider', query.provider);
+  if (query.connection) q.set('connection', query.connection);
+  if (query.status !== undefined) q.set('status', String(query.status));
+  if (query.errorsOnly) q.set('errors', 'true');
+  if (query.beforeId !== undefined) q.set('beforeId', String(query.beforeId));
+  return q;
 }
 
 export function createAdminClient(opts: AdminClientOptions): AdminActions {
@@ -95,15 +105,8 @@ export function createAdminClient(opts: AdminClientOptions): AdminActions {
 
   return {
     getSnapshot: () => call<Snapshot>('GET', '/api/state'),
-    getLogs(limit: number, query: LogQuery = {}) {
-      const q = new URLSearchParams({ limit: String(limit) });
-      if (query.provider) q.set('provider', query.provider);
-      if (query.connection) q.set('connection', query.connection);
-      if (query.status !== undefined) q.set('status', String(query.status));
-      if (query.errorsOnly) q.set('errors', 'true');
-      if (query.beforeId !== undefined) q.set('beforeId', String(query.beforeId));
-      return call<RequestLogEntry[]>('GET', `/api/logs?${q}`);
-    },
+    getLogs: (limit, query) =>
+      call<RequestLogEntry[]>('GET', `/api/logs?${logSearchParams(limit, query)}`),
     listProviders: () => call<ProviderView[]>('GET', '/api/providers'),
     saveProvider: (input) => call<ProviderView>('POST', '/api/providers', input),
     deleteProvider: (id) => call('DELETE', `/api/providers/${enc(id)}`, undefined, asNull),

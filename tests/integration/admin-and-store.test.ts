@@ -2,7 +2,8 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EngineEvent, Snapshot } from '../../src/shared/contract';
+import { type AdminActions, createAdminClient } from '../../src/shared/admin-client';
+import type { BridgeResult, EngineEvent, Snapshot } from '../../src/shared/contract';
 import {
   ANTHROPIC_KEY,
   eventually,
@@ -315,5 +316,61 @@ describe('restart', () => {
       messages: [{ role: 'user', content: 'hi' }],
     });
     expect(res.choices[0]?.message.content).toBeTruthy();
+  });
+});
+
+describe("the desktop's in-process admin actions", () => {
+  it('answer exactly as the HTTP admin API answers the browser', async () => {
+    const http = createAdminClient({ baseUrl: gw.url, token: () => gw.engine.adminToken });
+    const same = async (call: (a: AdminActions) => Promise<BridgeResult<unknown>>) => {
+      const local = await call(gw.engine.actions);
+      expect(local).toEqual(await call(http));
+      return local;
+    };
+    const provider = {
+      id: 'twin',
+      format: 'openai',
+      baseUrl: 'http://127.0.0.1:9/v1',
+      authClass: 'api_key',
+      models: ['m'],
+      // Structured clone keeps undefined members; JSON over HTTP drops them.
+      note: undefined,
+    } as never;
+    expect((await same((a) => a.saveProvider(provider))).ok).toBe(true);
+    expect(await same((a) => a.deleteProvider('nope'))).toMatchObject({ code: 'not_found' });
+    expect(
+      await same((a) => a.saveProvider({ id: 'x', format: 'openai', baseUrl: 'ftp://' } as never)),
+    ).toMatchObject({ code: 'invalid_field', field: 'provider.baseUrl' });
+    expect(
+      await same((a) =>
+        a.saveCombo({ name: 'broken', strategy: 'priority', targets: ['ghost/model'] }),
+      ),
+    ).toMatchObject({ ok: false, code: 'invalid_field' });
+    expect(await same((a) => a.getLogs(5, { status: 1.5 }))).toMatchObject({
+      code: 'invalid_query',
+      field: 'status',
+    });
+    expect(await same((a) => a.updateSettings({ 'timeouts.connectMs': 1 }))).toMatchObject({
+      ok: false,
+    });
+    expect(await same((a) => a.testConnection('nope'))).toMatchObject({ code: 'not_found' });
+    expect(await same((a) => a.releaseLease('oa-1'))).toMatchObject({ code: 'not_found' });
+    expect(await same((a) => a.resetBreaker('nope'))).toMatchObject({ code: 'not_found' });
+    expect(
+      await same((a) => a.reenableModel({ provider: 'oa', connection: 'oa-1', model: 'none' })),
+    ).toMatchObject({ code: 'not_found' });
+    for (const call of [
+      (a: AdminActions) => a.listProviders(),
+      (a: AdminActions) => a.listCombos(),
+      (a: AdminActions) => a.getSettings(),
+      (a: AdminActions) => a.getLogs(20, { errorsOnly: true }),
+      (a: AdminActions) => a.resetBreaker(),
+      (a: AdminActions) => a.clearConnectionState('oa-1'),
+      (a: AdminActions) => a.pause(),
+      (a: AdminActions) => a.resume(),
+    ]) {
+      expect((await same(call)).ok).toBe(true);
+    }
+    expect(await gw.engine.actions.deleteProvider('twin')).toEqual({ ok: true, data: null });
   });
 });

@@ -1,11 +1,14 @@
 import { join } from 'node:path';
+import type { AdminActions } from '../../shared/admin-client';
 import type {
   BreakwaterConfig,
   ConnectionStateView,
   EngineEvent,
   Snapshot,
 } from '../../shared/contract';
+import { createAdminActions } from './admin/actions';
 import { createAdminHandler } from './admin/http';
+import type { AdminOperations } from './admin/operations';
 import { AdminService } from './admin/service';
 import { loadAdminToken } from './admin/token';
 import { type Clock, systemClock } from './clock';
@@ -30,8 +33,6 @@ import { UpstreamPools } from './upstream/pools';
 import { VERSION } from './version';
 import { sendError } from './wire/client-errors';
 import { isLoopbackHost } from './wire/guard';
-
-export { loadConfigFile } from './config/load';
 
 export const DEFAULT_PORT = 4141;
 export const DEFAULT_HOST = '127.0.0.1';
@@ -65,6 +66,8 @@ export interface ListenInfo {
 export interface Engine {
   readonly adminToken: string;
   readonly admin: AdminService;
+  /** The admin API's operations in process, with its answers: the desktop's IPC calls them. */
+  readonly actions: AdminActions;
   listen(): Promise<ListenInfo>;
   stop(opts?: { graceMs?: number }): Promise<void>;
   snapshot(): Snapshot;
@@ -226,6 +229,15 @@ export function createEngine(opts: EngineOptions): Engine {
     () => clock.now(),
     resilience,
   );
+  const adminOps: AdminOperations = {
+    service: admin,
+    setPaused: (next) => {
+      setPaused(next);
+      return { paused };
+    },
+    releaseLease: (connection) => leases.releaseConnection(connection, clock.now()),
+    log,
+  };
 
   const connectionState = (c: CatalogConnection, now: number): ConnectionStateView => {
     const h = resilience.connectionHealth(c, now);
@@ -357,18 +369,12 @@ export function createEngine(opts: EngineOptions): Engine {
       return handleProxyRequest(req, res, endpoint, body, pipeline, key);
     },
     admin: createAdminHandler({
-      service: admin,
+      ...adminOps,
       token: adminToken,
       maxBodyBytes: gateway.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
       snapshot,
       health: () => ({ status: 'ok', version: VERSION, uptimeMs: clock.now() - startedAt }),
       onEvent: (l) => events.on(l),
-      setPaused: (next) => {
-        setPaused(next);
-        return { paused };
-      },
-      releaseLease: (connection) => leases.releaseConnection(connection, clock.now()),
-      log,
     }),
   });
 
@@ -377,6 +383,7 @@ export function createEngine(opts: EngineOptions): Engine {
   return {
     adminToken,
     admin,
+    actions: createAdminActions({ ...adminOps, snapshot }),
     async listen() {
       await new Promise<void>((resolve, reject) => {
         const onError = (err: Error) => reject(err);

@@ -1,13 +1,15 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { app, safeStorage } from 'electron';
-import { createAdminClient } from '../../shared/admin-client';
 import type { BreakwaterConfig } from '../../shared/contract';
 import { IpcChannel, type StartupError } from '../../shared/ipc';
-import { loadConfigFile } from '../engine/config/load';
-import { defaultDataDir } from '../engine/data-dir';
-import type { Engine } from '../engine/engine';
-import type { SecretCodec } from '../engine/store';
+import {
+  createEngine,
+  defaultDataDir,
+  type Engine,
+  loadConfigFile,
+  type SecretCodec,
+} from '../engine/index';
 import { describeStartupError, parseShellArgs, type ShellArgs } from './decisions';
 import { forwardEngineEvents, type IpcTarget, push, registerIpcHandlers } from './ipc';
 import {
@@ -105,9 +107,8 @@ export function runDesktopApp(opts: DesktopOptions): void {
     }
     let created: Engine;
     try {
-      // Loaded here, not at the top: if the engine cannot load (say, a native module built for
-      // another Node ABI), the window still opens and says why.
-      const { createEngine } = await import('../engine/engine');
+      // Opening the store loads the native SQLite module: one built for another Node ABI fails
+      // inside this try, so the window still opens and says why.
       created = createEngine({
         config,
         dataDir: app.getPath('userData'),
@@ -175,18 +176,10 @@ export function runDesktopApp(opts: DesktopOptions): void {
         engine?.setPaused(action === 'pause');
         return;
       case 'reset-breakers':
-        if (engine) {
-          const running = engine;
-          void createAdminClient({
-            baseUrl: running.snapshot().gateway.baseUrl,
-            token: () => running.adminToken,
-          })
-            .resetBreaker()
-            .then((r) => {
-              if (!r.ok) console.error(`breakwater: resetting breakers failed: ${r.error}`);
-              tray?.update();
-            });
-        }
+        void engine?.actions.resetBreaker().then((r) => {
+          if (!r.ok) console.error(`breakwater: resetting breakers failed: ${r.error}`);
+          tray?.update();
+        });
         return;
       case 'toggle-login':
         toggleOpenAtLogin();

@@ -9,7 +9,7 @@ import {
   type IpcPushMap,
   type StartupError,
 } from '../../shared/ipc';
-import type { Engine } from '../engine/engine';
+import type { Engine } from '../engine/index';
 import { createEventBatcher } from './decisions';
 import {
   dispatchAction,
@@ -86,7 +86,7 @@ export function registerIpcHandlers(ctx: IpcContext): () => void {
 
   handle(IpcChannel.getStartupError, async () => ({ ok: true, data: await ctx.startupError() }));
 
-  // Every admin action: sender check, payload check, then the engine's admin API.
+  // Every admin action: sender check, payload check, then the engine's in-process actions.
   const actionContext = {
     target,
     engine: ctx.engine,

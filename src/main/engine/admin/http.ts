@@ -1,47 +1,36 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { EngineEvent, GatewayRunState, LeaseView, Snapshot } from '../../../shared/contract';
-import { ValidationError } from '../config/validate';
-import type { Logger } from '../logger';
-import { VERSION } from '../version';
-import { BodyTooLargeError, readBody } from '../wire/body';
+import type { EngineEvent, Snapshot } from '../../../shared/contract';
+import { readBody } from '../wire/body';
 import { checkAdminToken, isJsonContentType } from '../wire/guard';
-import { sendJson } from '../wire/json-answer';
-import { type AdminService, ConflictError, NotFoundError } from './service';
+import { sendAdminError, sendJson } from '../wire/json-answer';
+import {
+  AdminError,
+  type AdminOperations,
+  adminError,
+  recentLogs,
+  releaseLease,
+  setPaused,
+  testConnection,
+} from './operations';
+import { NotFoundError } from './service';
 
-export interface AdminDeps {
-  service: AdminService;
+export interface AdminDeps extends AdminOperations {
   token: string;
   maxBodyBytes: number;
   snapshot(): Snapshot;
   health(): unknown;
   onEvent(listener: (e: EngineEvent) => void): () => void;
-  /** Pauses or resumes the proxy (`POST /api/gateway/pause` / `resume`). */
-  setPaused?(paused: boolean): GatewayRunState;
-  /** Operator release of a connection's exclusive lease; null when none is active. */
-  releaseLease?(connection: string): LeaseView | null;
-  log: Logger;
-}
-
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly field?: string,
-  ) {
-    super(message);
-  }
 }
 
 async function jsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
   if (!isJsonContentType(req.headers['content-type'])) {
-    throw new HttpError(415, 'unsupported_media_type', 'Content-Type must be application/json');
+    throw new AdminError(415, 'unsupported_media_type', 'Content-Type must be application/json');
   }
   const raw = await readBody(req, limit);
   try {
     return JSON.parse(raw.toString('utf8'));
   } catch (err) {
-    throw new HttpError(
+    throw new AdminError(
       400,
       'invalid_json',
       `request body is not valid JSON: ${(err as Error).message}`,
@@ -96,7 +85,7 @@ function routes(deps: AdminDeps): Route[] {
     try {
       return decodeURIComponent(params[0]!);
     } catch {
-      throw new HttpError(400, 'invalid_path', `malformed escape in ${params[0]}`);
+      throw new AdminError(400, 'invalid_path', `malformed escape in ${params[0]}`);
     }
   };
   return [
@@ -109,32 +98,7 @@ function routes(deps: AdminDeps): Route[] {
     {
       method: 'GET',
       pattern: /^\/api\/logs$/,
-      handler: (_q, r, _p, url) => {
-        const num = (name: string) => {
-          const v = url.searchParams.get(name);
-          if (v === null) return undefined;
-          const n = Number(v);
-          if (!Number.isInteger(n))
-            throw new HttpError(400, 'invalid_query', `${name} must be an integer`, name);
-          return n;
-        };
-        const provider = url.searchParams.get('provider') ?? undefined;
-        const connection = url.searchParams.get('connection') ?? undefined;
-        const beforeId = num('beforeId');
-        const status = num('status');
-        sendJson(
-          r,
-          200,
-          s.logs({
-            limit: num('limit') ?? 100,
-            ...(beforeId !== undefined ? { beforeId } : {}),
-            ...(status !== undefined ? { status } : {}),
-            ...(provider ? { provider } : {}),
-            ...(connection ? { connection } : {}),
-            errorsOnly: url.searchParams.get('errors') === 'true',
-          }),
-        );
-      },
+      handler: (_q, r, _p, url) => sendJson(r, 200, recentLogs(s, url.searchParams)),
     },
     {
       method: 'GET',
@@ -163,7 +127,7 @@ function routes(deps: AdminDeps): Route[] {
           'id' in input &&
           (input as { id: unknown }).id !== providerId
         ) {
-          throw new HttpError(
+          throw new AdminError(
             400,
             'id_mismatch',
             `body id does not match the URL (${providerId})`,
@@ -203,15 +167,7 @@ function routes(deps: AdminDeps): Route[] {
     {
       method: 'POST',
       pattern: /^\/api\/connections\/([^/]+)\/test$/,
-      handler: async (_q, r, p) => {
-        const connection = id(p);
-        const result = await s.testConnection(connection, { userAgent: `breakwater/${VERSION}` });
-        // The message is already scrubbed of the secret; the logger redacts again on the way out.
-        deps.log.info(
-          `connection test ${connection}: ${result.ok ? 'ok' : 'failed'} in ${result.latencyMs} ms (${result.message})`,
-        );
-        sendJson(r, 200, result);
-      },
+      handler: async (_q, r, p) => sendJson(r, 200, await testConnection(deps, id(p))),
     },
     {
       method: 'GET',
@@ -236,7 +192,7 @@ function routes(deps: AdminDeps): Route[] {
           'name' in input &&
           (input as { name: unknown }).name !== name
         ) {
-          throw new HttpError(
+          throw new AdminError(
             400,
             'id_mismatch',
             `body name does not match the URL (${name})`,
@@ -260,31 +216,13 @@ function routes(deps: AdminDeps): Route[] {
       (action): Route => ({
         method: 'POST',
         pattern: new RegExp(`^/api/gateway/${action}$`),
-        handler: (_q, r) => {
-          if (!deps.setPaused) throw new HttpError(404, 'not_found', 'pausing is not available');
-          sendJson(r, 200, deps.setPaused(action === 'pause'));
-        },
+        handler: (_q, r) => sendJson(r, 200, setPaused(deps, action === 'pause')),
       }),
     ),
     {
       method: 'POST',
       pattern: /^\/api\/leases\/release$/,
-      handler: async (q, r) => {
-        if (!deps.releaseLease) throw new HttpError(404, 'not_found', 'leases are not available');
-        const input = await body(q);
-        const connection = (input as { connection?: unknown } | null)?.connection;
-        if (typeof connection !== 'string' || connection === '') {
-          throw new HttpError(
-            400,
-            'invalid_field',
-            'connection must be the id of a leased connection',
-            'connection',
-          );
-        }
-        const released = deps.releaseLease(connection);
-        if (!released) throw new NotFoundError(`active lease on connection ${connection}`);
-        sendJson(r, 200, { released });
-      },
+      handler: async (q, r) => sendJson(r, 200, releaseLease(deps, await body(q))),
     },
     {
       method: 'GET',
@@ -348,7 +286,7 @@ export function createAdminHandler(deps: AdminDeps) {
         return sendJson(res, 200, deps.health());
       if (!checkAdminToken(req.headers, deps.token)) {
         res.setHeader('www-authenticate', 'Bearer realm="breakwater-admin"');
-        throw new HttpError(
+        throw new AdminError(
           401,
           'unauthorized',
           'admin endpoints need Authorization: Bearer <admin token> (see <data-dir>/admin-token)',
@@ -365,42 +303,20 @@ export function createAdminHandler(deps: AdminDeps) {
       }
       if (allowed.length > 0) {
         res.setHeader('allow', allowed.join(', '));
-        throw new HttpError(
+        throw new AdminError(
           405,
           'method_not_allowed',
           `${req.method} is not supported on ${url.pathname}`,
         );
       }
-      throw new HttpError(404, 'not_found', `no admin endpoint ${url.pathname}`);
+      throw new AdminError(404, 'not_found', `no admin endpoint ${url.pathname}`);
     } catch (err) {
       if (res.headersSent) {
         res.destroy();
         return;
       }
-      const e =
-        err instanceof HttpError
-          ? err
-          : err instanceof ValidationError
-            ? new HttpError(400, 'invalid_field', err.message, err.field)
-            : err instanceof NotFoundError
-              ? new HttpError(404, 'not_found', err.message)
-              : err instanceof ConflictError
-                ? new HttpError(409, 'conflict', err.message)
-                : err instanceof BodyTooLargeError
-                  ? new HttpError(413, 'body_too_large', err.message)
-                  : null;
-      if (!e) {
-        deps.log.error(
-          `admin: ${req.method} ${url.pathname} failed: ${(err as Error).stack ?? String(err)}`,
-        );
-        sendJson(res, 500, {
-          error: { code: 'internal_error', message: 'internal error; see the gateway log' },
-        });
-        return;
-      }
-      sendJson(res, e.status, {
-        error: { code: e.code, message: e.message, ...(e.field ? { field: e.field } : {}) },
-      });
+      const e = adminError(err, deps.log, `${req.method} ${url.pathname}`);
+      sendAdminError(res, e.status, e.code, e.message, e.field);
     }
   };
 }

@@ -1,0 +1,70 @@
+// The desktop's admin actions, run in process: the same operations and answers as the HTTP admin
+// API gives the browser (through admin-client.ts), without a loopback round trip.
+
+import { type AdminActions, logSearchParams } from '../../../shared/admin-client';
+import type { BridgeResult, Snapshot } from '../../../shared/contract';
+import {
+  type AdminOperations,
+  adminError,
+  recentLogs,
+  releaseLease,
+  setPaused,
+  testConnection,
+} from './operations';
+
+export interface ActionDeps extends AdminOperations {
+  snapshot(): Snapshot;
+}
+
+/**
+ * What the service sees is what an HTTP client could send: IPC's structured clone carries more
+ * than JSON (undefined members, NaN, dates), and validation must not tell the two apart.
+ */
+function asJson(value: unknown): unknown {
+  return JSON.parse(JSON.stringify(value));
+}
+
+export function createAdminActions(deps: ActionDeps): AdminActions {
+  const s = deps.service;
+  async function run<T>(action: string, op: () => T | Promise<T>): Promise<BridgeResult<T>> {
+    try {
+      return { ok: true, data: await op() };
+    } catch (err) {
+      const e = adminError(err, deps.log, action);
+      return { ok: false, error: e.message, ...(e.field ? { field: e.field } : {}), code: e.code };
+    }
+  }
+  // A deletion answers null, as the HTTP client maps the route's `{deleted}`.
+  const remove = (action: string, op: () => void) =>
+    run(action, () => {
+      op();
+      return null;
+    });
+
+  return {
+    getSnapshot: () => run('getSnapshot', () => deps.snapshot()),
+    getLogs: (limit, query = {}) =>
+      run('getLogs', () => recentLogs(s, logSearchParams(limit, query))),
+    listProviders: () => run('listProviders', () => s.listProviders()),
+    saveProvider: (input) => run('saveProvider', () => s.saveProvider(asJson(input))),
+    deleteProvider: (id) => remove('deleteProvider', () => s.deleteProvider(id)),
+    saveConnection: (provider, input) =>
+      run('saveConnection', () => s.saveConnection(provider, asJson(input))),
+    deleteConnection: (id) => remove('deleteConnection', () => s.deleteConnection(id)),
+    testConnection: (id) => run('testConnection', () => testConnection(deps, id)),
+    listCombos: () => run('listCombos', () => s.listCombos()),
+    saveCombo: (input) => run('saveCombo', () => s.saveCombo(asJson(input))),
+    deleteCombo: (name) => remove('deleteCombo', () => s.deleteCombo(name)),
+    getSettings: () => run('getSettings', () => s.getSettings()),
+    updateSettings: (values) => run('updateSettings', () => s.updateSettings(asJson(values))),
+    resetBreaker: (provider) =>
+      run('resetBreaker', () => s.resetBreakers(provider === undefined ? {} : { provider })),
+    clearConnectionState: (connection) =>
+      run('clearConnectionState', () => s.clearConnectionState({ connection })),
+    reenableModel: ({ provider, connection, model }) =>
+      run('reenableModel', () => s.clearLockout({ provider, connection, model })),
+    releaseLease: (connection) => run('releaseLease', () => releaseLease(deps, { connection })),
+    pause: () => run('pause', () => setPaused(deps, true)),
+    resume: () => run('resume', () => setPaused(deps, false)),
+  };
+}

@@ -1,0 +1,113 @@
+// The admin operations both transports run: the HTTP admin API (http.ts) and the desktop's
+// in-process actions (actions.ts). Each lives here once, so both answer with the same data and the
+// same error code and message.
+
+import type {
+  ConnectionTestResult,
+  GatewayRunState,
+  LeaseView,
+  RequestLogEntry,
+} from '../../../shared/contract';
+import { ValidationError } from '../config/validate';
+import type { Logger } from '../logger';
+import { VERSION } from '../version';
+import { BodyTooLargeError } from '../wire/body';
+import { type AdminService, ConflictError, NotFoundError } from './service';
+
+export interface AdminOperations {
+  service: AdminService;
+  /** Pauses or resumes the proxy. */
+  setPaused?(paused: boolean): GatewayRunState;
+  /** Operator release of a connection's exclusive lease; null when none is active. */
+  releaseLease?(connection: string): LeaseView | null;
+  log: Logger;
+}
+
+/** An admin failure as the client sees it: HTTP status, `error.code`, message, field. */
+export class AdminError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly field?: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Maps whatever an operation threw to what the client is told. Anything unexpected is logged
+ * with its stack and answered with a generic 500, so internals never reach the client.
+ */
+export function adminError(err: unknown, log: Logger, what: string): AdminError {
+  if (err instanceof AdminError) return err;
+  if (err instanceof ValidationError) {
+    return new AdminError(400, 'invalid_field', err.message, err.field);
+  }
+  if (err instanceof NotFoundError) return new AdminError(404, 'not_found', err.message);
+  if (err instanceof ConflictError) return new AdminError(409, 'conflict', err.message);
+  if (err instanceof BodyTooLargeError) return new AdminError(413, 'body_too_large', err.message);
+  log.error(`admin: ${what} failed: ${(err as Error).stack ?? String(err)}`);
+  return new AdminError(500, 'internal_error', 'internal error; see the gateway log');
+}
+
+/** `GET /api/logs`: the request log, filtered by the query string's parameters. */
+export function recentLogs(service: AdminService, params: URLSearchParams): RequestLogEntry[] {
+  const num = (name: string) => {
+    const v = params.get(name);
+    if (v === null) return undefined;
+    const n = Number(v);
+    if (!Number.isInteger(n)) {
+      throw new AdminError(400, 'invalid_query', `${name} must be an integer`, name);
+    }
+    return n;
+  };
+  const provider = params.get('provider') ?? undefined;
+  const connection = params.get('connection') ?? undefined;
+  const beforeId = num('beforeId');
+  const status = num('status');
+  return service.logs({
+    limit: num('limit') ?? 100,
+    ...(beforeId !== undefined ? { beforeId } : {}),
+    ...(status !== undefined ? { status } : {}),
+    ...(provider ? { provider } : {}),
+    ...(connection ? { connection } : {}),
+    errorsOnly: params.get('errors') === 'true',
+  });
+}
+
+export async function testConnection(
+  ops: AdminOperations,
+  connection: string,
+): Promise<ConnectionTestResult> {
+  const result = await ops.service.testConnection(connection, {
+    userAgent: `breakwater/${VERSION}`,
+  });
+  // The message is already scrubbed of the secret; the logger redacts again on the way out.
+  ops.log.info(
+    `connection test ${connection}: ${result.ok ? 'ok' : 'failed'} in ${result.latencyMs} ms (${result.message})`,
+  );
+  return result;
+}
+
+export function setPaused(ops: AdminOperations, paused: boolean): GatewayRunState {
+  if (!ops.setPaused) throw new AdminError(404, 'not_found', 'pausing is not available');
+  return ops.setPaused(paused);
+}
+
+/** `{connection}` → the lease it ended. */
+export function releaseLease(ops: AdminOperations, input: unknown): { released: LeaseView } {
+  if (!ops.releaseLease) throw new AdminError(404, 'not_found', 'leases are not available');
+  const connection = (input as { connection?: unknown } | null)?.connection;
+  if (typeof connection !== 'string' || connection === '') {
+    throw new AdminError(
+      400,
+      'invalid_field',
+      'connection must be the id of a leased connection',
+      'connection',
+    );
+  }
+  const released = ops.releaseLease(connection);
+  if (!released) throw new NotFoundError(`active lease on connection ${connection}`);
+  return { released };
+}

@@ -1,0 +1,18 @@
+// The engine's one entry: what its hosts (the Electron shell and the headless CLI) may use.
+// Everything else under engine/ is internal and may move without touching a host.
+
+export type { AdminActions } from '../../shared/admin-client';
+export { adminTokenPath } from './admin/token';
+export { loadConfigFile } from './config/load';
+export { defaultDataDir } from './data-dir';
+export {
+  createEngine,
+  DEFAULT_HOST,
+  DEFAULT_PORT,
+  type Engine,
+  type EngineOptions,
+  type ListenInfo,
+} from './engine';
+export { createStderrLogger, type LogLevel } from './logger';
+export type { SecretCodec } from './store';
+export { VERSION } from './version';
