@@ -1,5 +1,5 @@
 // The internal representation every format adapter converts to and from. Nothing here knows a
-// wire format: adapters (anthropic.ts, chat.ts, responses.ts) are the only code that does.
+// wire format: the adapters (anthropic/, chat/, responses/) are the only code that does.
 
 /** A wire format: the three client formats double as the three upstream APIs. */
 export type WireFormat = 'openai-chat' | 'openai-responses' | 'anthropic';
