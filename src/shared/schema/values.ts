@@ -18,6 +18,10 @@ export function isPlainObject(value: unknown): value is Obj {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+export function isNonEmptyString(value: unknown): value is string {
+  return typeof value === 'string' && value.length > 0;
+}
+
 /** `allowed: null` accepts any key (for maps checked elsewhere). */
 export function object(value: unknown, field: string, allowed: readonly string[] | null): Obj {
   if (!isPlainObject(value)) throw new ValidationError(field || 'body', 'must be a JSON object');
@@ -35,9 +39,7 @@ export function string(
   field: string,
   opts: { pattern?: RegExp; hint?: string } = {},
 ): string {
-  if (typeof value !== 'string' || value.length === 0) {
-    throw new ValidationError(field, 'must be a non-empty string');
-  }
+  if (!isNonEmptyString(value)) throw new ValidationError(field, 'must be a non-empty string');
   if (opts.pattern && !opts.pattern.test(value)) {
     throw new ValidationError(field, opts.hint ?? `must match ${opts.pattern}`);
   }
