@@ -5,6 +5,9 @@
 import { type AdminActions, createAdminClient } from '../../shared/admin-client';
 import type { BridgeResult } from '../../shared/contract';
 import { ACTION_METHODS, type ActionMethod, type StartupError } from '../../shared/ipc';
+import { LOCKOUT_KEY_FIELDS } from '../../shared/schema/lockout-key';
+import { LOG_QUERY_FIELDS } from '../../shared/schema/log-query';
+import { isNonEmptyString, isPlainObject } from '../../shared/schema/values';
 import type { Engine } from '../engine/engine';
 import { isAppUrl } from './decisions';
 
@@ -42,11 +45,7 @@ type Check = (args: unknown[]) => string | null;
 const MAX_ID = 200;
 
 function isId(v: unknown): v is string {
-  return typeof v === 'string' && v.length > 0 && v.length <= MAX_ID;
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
+  return isNonEmptyString(v) && v.length <= MAX_ID;
 }
 
 function arity(args: unknown[], min: number, max: number): string | null {
@@ -68,14 +67,6 @@ const oneObject =
   (args) =>
     arity(args, 1, 1) ?? (isPlainObject(args[0]) ? null : `${what} must be an object`);
 
-const LOG_QUERY_KEYS: Record<string, 'string' | 'number' | 'boolean'> = {
-  provider: 'string',
-  connection: 'string',
-  status: 'number',
-  errorsOnly: 'boolean',
-  beforeId: 'number',
-};
-
 export const PAYLOAD_CHECKS: Record<ActionMethod, Check> = {
   getLogs: (args) => {
     const bad = arity(args, 1, 2);
@@ -87,7 +78,7 @@ export const PAYLOAD_CHECKS: Record<ActionMethod, Check> = {
     if (query === undefined) return null;
     if (!isPlainObject(query)) return 'query must be an object';
     for (const [key, value] of Object.entries(query)) {
-      const type = LOG_QUERY_KEYS[key];
+      const type = LOG_QUERY_FIELDS[key as keyof typeof LOG_QUERY_FIELDS];
       if (!type) return `query.${key} is not a log filter`;
       if (value !== undefined && typeof value !== type) return `query.${key} must be a ${type}`;
     }
@@ -119,7 +110,7 @@ export const PAYLOAD_CHECKS: Record<ActionMethod, Check> = {
     if (bad) return bad;
     const key = args[0];
     if (!isPlainObject(key)) return 'lockout key must be an object';
-    for (const field of ['provider', 'connection', 'model'] as const) {
+    for (const field of LOCKOUT_KEY_FIELDS) {
       if (!isId(key[field])) return `lockout key ${field} must be a non-empty string`;
     }
     return null;
