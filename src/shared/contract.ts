@@ -348,7 +348,9 @@ export type EngineEvent =
       cause: string;
     })
   | (EventBase & { type: 'lease.acquired' | 'lease.ended'; lease: LeaseView; cause: string })
-  | (EventBase & { type: 'provider.cooldown'; provider: string; until: number; cause: string });
+  | (EventBase & { type: 'provider.cooldown'; provider: string; until: number; cause: string })
+  /** A provider's windowed cooldown ran out (announced by the read that noticed it). */
+  | (EventBase & { type: 'provider.recovered'; provider: string; cause: string });
 
 export type EngineEventType = EngineEvent['type'];
 

@@ -11,6 +11,7 @@ import { type Candidate, expandCandidates, resolveModel } from '../routing/resol
 import type { LeaseRepo } from '../store/leases';
 import type { Lease } from '../store/state-records';
 import type { GatewayError } from '../wire/client-errors';
+import type { Exclusion } from './exclusion';
 import {
   apply,
   chooseConnection,
@@ -30,7 +31,6 @@ import {
   retryAfterSeconds,
   type Slot,
 } from './leases';
-import type { Exclusion } from './manager';
 
 /** A gateway API key as configured (`gateway.apiKeys`). */
 export type GatewayKey = GatewayApiKeyConfig;

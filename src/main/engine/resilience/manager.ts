@@ -1,47 +1,28 @@
-import type {
-  AuthClass,
-  BreakerView,
-  ConnectionStatus,
-  EngineEvent,
-  LockoutView,
-} from '../../../shared/contract';
-import type { Catalog, CatalogConnection, CatalogProvider } from '../config/catalog';
+import type { BreakerView, EngineEvent, LockoutView } from '../../../shared/contract';
+import type { Catalog, CatalogConnection } from '../config/catalog';
 import type { Logger } from '../logger';
 import type { Candidate } from '../routing/resolve';
-import type {
-  BreakerProfile,
-  LockoutSettings,
-  ProviderCooldownProfile,
-} from '../settings/resilience-defaults';
 import type { Settings } from '../settings/settings';
-import type { ResilienceChanges, ResilienceRepo } from '../store';
-import type { BreakerSnapshot, ConnectionHealth, LockoutEntry } from '../store/state-records';
-import { CircuitBreaker } from './breaker';
+import type { ResilienceRepo } from '../store';
+import type { ConnectionHealth } from '../store/state-records';
+import { applySuccess, cleared, isHealthy } from './connection-cooldown';
+import { type DerivedSettings, deriveSettings } from './derived-settings';
+import { EgressMap } from './egress';
+import type { Classification } from './error-rules';
+import { type Exclusion, exclusionOf } from './exclusion';
 import {
-  applyFailure,
-  applySuccess,
-  type ConnectionFailure,
-  cleared,
-  current,
-  HEALTHY,
-  isHealthy,
-  isTerminal,
-} from './connection-cooldown';
-import { DeferredFlush } from './deferred-flush';
-import { type Classification, egressFamilyOf } from './error-rules';
-import { lockoutView, ModelLockouts } from './model-lockout';
-import { ProviderCooldown } from './provider-cooldown';
+  coolsEgressSiblings,
+  decideFailure,
+  type FailureOutcome,
+  type FailureState,
+} from './failure-policy';
+import { lockoutView } from './model-lockout';
+import { NOT_COOLING } from './provider-cooldown';
+import { ResilienceState } from './resilience-state';
 
-/** Why routing skipped a candidate (RESILIENCE.md §8). `retryAfterMs` null: needs an operator. */
-export interface Exclusion {
-  reason: 'circuit_open' | 'provider_cooldown' | 'unavailable' | 'model_lockout';
-  retryAfterMs: number | null;
-  detail: string;
-  /** For a cooling connection: the error type that cooled it. */
-  errorType?: string | null;
-}
+export type { Exclusion } from './exclusion';
 
-export interface ManagerDeps {
+export interface ResilienceDeps {
   settings: Settings;
   catalog(): Catalog;
   repo: ResilienceRepo;
@@ -54,232 +35,34 @@ export interface ManagerDeps {
   flushIntervalMs?: number;
 }
 
-const EGRESS_LOOKBACK_MS = 24 * 3_600_000;
-const EGRESS_CACHE_MS = 5 * 60_000;
-
-function derivedSettings(settings: Settings) {
-  const breaker = (a: AuthClass) =>
-    settings.derived(
-      (s): BreakerProfile => ({
-        degradationThreshold: s.number(`breaker.${a}.degradationThreshold`),
-        failureThreshold: s.number(`breaker.${a}.failureThreshold`),
-        resetTimeoutMs: s.number(`breaker.${a}.resetTimeoutMs`),
-      }),
-    );
-  const providerCooldown = (p: 'api_key' | 'oauth') =>
-    settings.derived(
-      (s): ProviderCooldownProfile => ({
-        providerFailureThreshold: s.number(`providerCooldown.${p}.providerFailureThreshold`),
-        providerFailureWindowMs: s.number(`providerCooldown.${p}.providerFailureWindowMs`),
-        providerCooldownMs: s.number(`providerCooldown.${p}.providerCooldownMs`),
-      }),
-    );
-  return {
-    breaker: { api_key: breaker('api_key'), oauth: breaker('oauth'), local: breaker('local') },
-    providerCooldown: { api_key: providerCooldown('api_key'), oauth: providerCooldown('oauth') },
-    providerCooldownEnabled: settings.derived((s) => s.boolean('providerCooldown.enabled')),
-    lockout: settings.derived(
-      (s): LockoutSettings => ({
-        enabled: s.boolean('modelLockout.enabled'),
-        errorCodes: s.get('modelLockout.errorCodes') as number[],
-        baseCooldownMs: s.number('modelLockout.baseCooldownMs'),
-        maxCooldownMs: s.number('modelLockout.maxCooldownMs'),
-        maxBackoffSteps: s.number('modelLockout.maxBackoffSteps'),
-        useExponentialBackoff: s.boolean('modelLockout.useExponentialBackoff'),
-      }),
-    ),
-  };
-}
-
-function excerpt(text: string, max = 200): string {
-  const t = text.replace(/\s+/g, ' ').trim();
-  return t.length > max ? `${t.slice(0, max)}…` : t;
-}
-
 /**
- * Owns the state of every resilience mechanism: breakers per provider, windowed provider
- * cooldowns, connection health and model lockouts. The mechanisms themselves are pure modules;
- * this class routes outcomes to them, emits one event per state change, and persists changes
- * in batches off the request path.
+ * The request path's and the operator's one door to the resilience mechanisms. Decisions are
+ * made elsewhere (the pure mechanisms and the failure policy); this class reads the state they
+ * need, applies what they decide, and announces each change with one event.
  */
 export class ResilienceManager {
-  private readonly breakers = new Map<string, CircuitBreaker>();
-  private readonly providerCooldowns = new Map<string, ProviderCooldown>();
-  private readonly health: Map<string, ConnectionHealth>;
-  private readonly lockouts: ModelLockouts;
-  private readonly restoredBreakers: Map<string, BreakerSnapshot>;
-  private readonly dirty: ResilienceChanges = {
-    breakers: new Map(),
-    health: new Map(),
-    lockouts: new Map(),
-  };
-  private readonly egressCache = new Map<string, { ip: string | null; at: number }>();
-  private readonly flusher: DeferredFlush;
-  /** Settings read for every candidate of every request, computed once per settings change. */
-  private readonly derived: ReturnType<typeof derivedSettings>;
+  private readonly settings: DerivedSettings;
+  private readonly state: ResilienceState;
+  private readonly egress: EgressMap;
 
-  constructor(private readonly deps: ManagerDeps) {
-    this.flusher = new DeferredFlush(deps.flushIntervalMs ?? 250, () => this.flush());
-    this.derived = derivedSettings(deps.settings);
-    this.restoredBreakers = deps.repo.loadBreakers();
-    this.health = deps.repo.loadHealth();
-    this.lockouts = new ModelLockouts(deps.repo.loadLockouts());
-  }
-
-  // ---------------------------------------------------------------- settings
-
-  lockoutSettings(): Readonly<LockoutSettings> {
-    return this.derived.lockout();
-  }
-
-  private cooldownOptions(conn: CatalogConnection, authClass: AuthClass) {
-    const s = this.deps.settings;
-    return {
-      baseMs: s.number(authClass === 'oauth' ? 'cooldown.oauth.baseMs' : 'cooldown.api_key.baseMs'),
-      capMs: s.number('cooldown.capMs'),
-      disableCooling: conn.options?.disableCooling === true,
-    };
-  }
-
-  // ---------------------------------------------------------------- state access
-
-  private breaker(provider: CatalogProvider): CircuitBreaker {
-    let b = this.breakers.get(provider.id);
-    const profile = this.derived.breaker[provider.authClass]();
-    if (!b) {
-      b = new CircuitBreaker(
-        provider.id,
-        profile,
-        (t) => {
-          this.markBreaker(provider.id);
-          this.deps.emit({
-            type: 'breaker.transition',
-            at: t.at,
-            provider: provider.id,
-            from: t.from,
-            to: t.to,
-            cause: t.cause,
-          });
-          const level = t.to === 'OPEN' ? 'warn' : 'info';
-          this.deps.log[level](`breaker ${provider.id}: ${t.from} → ${t.to} (${t.cause})`);
-        },
-        this.restoredBreakers.get(provider.id),
-      );
-      this.breakers.set(provider.id, b);
-    } else {
-      b.setProfile(profile);
-    }
-    return b;
-  }
-
-  private markBreaker(provider: string): void {
-    const b = this.breakers.get(provider);
-    if (b) this.dirty.breakers.set(provider, b.toJSON());
-    this.scheduleFlush();
-  }
-
-  private providerCooldown(provider: string): ProviderCooldown {
-    let p = this.providerCooldowns.get(provider);
-    if (!p) {
-      p = new ProviderCooldown();
-      this.providerCooldowns.set(provider, p);
-    }
-    return p;
-  }
-
-  /** Health with expired cooldowns promoted; a promotion is a state change and is announced. */
-  private healthOf(conn: CatalogConnection, now: number): ConnectionHealth {
-    const stored = this.health.get(conn.id) ?? HEALTHY;
-    const h = current(stored, now);
-    if (h !== stored) {
-      this.setHealth(conn.id, h);
-      this.deps.emit({
-        type: 'connection.recovered',
-        at: now,
-        provider: conn.provider,
-        connection: conn.id,
-        status: 'active',
-        until: null,
-        cause: 'cooldown ended',
-      });
-    }
-    return h;
-  }
-
-  private setHealth(connection: string, h: ConnectionHealth): void {
-    if (isHealthy(h)) {
-      if (!this.health.has(connection)) return;
-      this.health.delete(connection);
-      this.dirty.health.set(connection, null);
-    } else {
-      this.health.set(connection, h);
-      this.dirty.health.set(connection, h);
-    }
-    this.scheduleFlush();
-  }
-
-  private families(provider: CatalogProvider): Record<string, string[]> {
-    return provider.options?.quotaFamilies ?? {};
+  constructor(private readonly deps: ResilienceDeps) {
+    this.settings = deriveSettings(deps.settings);
+    this.state = new ResilienceState({
+      repo: deps.repo,
+      settings: this.settings,
+      emit: deps.emit,
+      log: deps.log,
+      now: deps.now,
+      flushIntervalMs: deps.flushIntervalMs ?? 250,
+    });
+    this.egress = new EgressMap(deps.recentEgress);
   }
 
   // ---------------------------------------------------------------- routing decisions
 
-  /**
-   * Why this candidate may not be dispatched now, or null. Reads only: it takes no probe.
-   * Order: the widest scope first, so diagnostics name the real cause.
-   */
+  /** Why this candidate may not be dispatched now, or null. Takes no probe. */
   exclusion(c: Candidate, now: number): Exclusion | null {
-    const provider = c.target.provider;
-    const breaker = this.breaker(provider);
-    const state = breaker.status(now);
-    if (state === 'OPEN' || (state === 'HALF_OPEN' && !breaker.wouldAdmit(now))) {
-      return {
-        reason: 'circuit_open',
-        retryAfterMs: breaker.retryAfterMs(now),
-        detail: `circuit of ${provider.id} is ${state === 'OPEN' ? 'open' : 'half-open with a probe in flight'}`,
-      };
-    }
-    if (this.derived.providerCooldownEnabled()) {
-      const pc = this.providerCooldowns.get(provider.id);
-      if (pc?.cooling(now)) {
-        return {
-          reason: 'provider_cooldown',
-          retryAfterMs: pc.retryAfterMs(now),
-          detail: `${provider.id} is cooling down`,
-        };
-      }
-    }
-    const h = this.healthOf(c.connection, now);
-    if (isTerminal(h.status)) {
-      return {
-        reason: 'unavailable',
-        retryAfterMs: null,
-        detail: `connection ${c.connection.id} is ${h.status}`,
-      };
-    }
-    if (h.status === 'unavailable' && h.rateLimitedUntil !== null) {
-      return {
-        reason: 'unavailable',
-        retryAfterMs: h.rateLimitedUntil - now,
-        detail: `connection ${c.connection.id} is cooling down (${h.lastErrorType ?? 'error'})`,
-        errorType: h.lastErrorType,
-      };
-    }
-    const lock = this.lockouts.check(
-      provider.id,
-      c.connection.id,
-      c.target.model,
-      this.families(provider),
-      now,
-    );
-    if (lock) {
-      return {
-        reason: 'model_lockout',
-        retryAfterMs: lock.expiresAt - now,
-        detail: `${lock.scope === 'family' ? `quota family ${lock.subject}` : c.target.model} is locked on ${c.connection.id} (${lock.reason})`,
-      };
-    }
-    return null;
+    return exclusionOf(this.state, this.settings.providerCooldownEnabled(), c, now);
   }
 
   /** Admits a dispatch through the provider's breaker (takes the HALF_OPEN probe if due). */
@@ -288,7 +71,7 @@ export class ResilienceManager {
     now: number,
     deadline: number,
   ): { ok: true; probe: boolean; ticket: number | null } | { ok: false; exclusion: Exclusion } {
-    const breaker = this.breaker(c.target.provider);
+    const breaker = this.state.breaker(c.target.provider);
     const a = breaker.admit(now, deadline);
     if (a.allowed)
       return { ok: true, probe: a.probe, ticket: a.probe ? breaker.probeTicket() : null };
@@ -304,39 +87,33 @@ export class ResilienceManager {
 
   /** Gives an unused probe back (client abort, or an outcome that says nothing about the provider). */
   release(c: Candidate, ticket: number | null): void {
-    if (ticket !== null) this.breaker(c.target.provider).releaseProbe(ticket);
+    if (ticket !== null) this.state.breaker(c.target.provider).releaseProbe(ticket);
   }
 
   // ---------------------------------------------------------------- outcomes
 
   onSuccess(c: Candidate, probe: boolean, now: number): void {
     const provider = c.target.provider;
-    this.breaker(provider).recordSuccess(now, probe);
-    this.providerCooldowns.get(provider.id)?.recordSuccess();
-    const before = this.health.get(c.connection.id);
-    if (before) {
+    const connection = c.connection.id;
+    this.state.breaker(provider).recordSuccess(now, probe);
+    this.state.existingProviderCooldown(provider.id)?.recordSuccess();
+    if (this.state.hasHealth(connection)) {
+      const before = this.state.storedHealth(connection);
       const after = applySuccess(before, now);
       if (after !== before) {
-        this.setHealth(c.connection.id, after);
-        if (before.status !== 'active') {
-          this.emitConnection(
-            'connection.recovered',
-            c.connection,
-            'active',
-            null,
-            'request succeeded',
-            now,
-          );
-        }
+        this.state.setHealth(connection, after);
+        if (before.status !== 'active')
+          this.state.recovered(c.connection, 'request succeeded', now);
       }
     }
-    for (const e of this.lockouts.recordSuccess(
+    const families = provider.options?.quotaFamilies ?? {};
+    for (const e of this.state.lockouts.recordSuccess(
       provider.id,
-      c.connection.id,
+      connection,
       c.target.model,
-      this.families(provider),
+      families,
     )) {
-      this.dirty.lockouts.set(e.key, null);
+      this.state.markLockout(e.key, null);
       this.deps.emit({
         type: 'lockout.cleared',
         at: now,
@@ -344,33 +121,12 @@ export class ResilienceManager {
         cause: 'decayed to zero by successes',
       });
     }
-    this.markLockoutsDirty(provider.id, c.connection.id);
+    this.state.markLockoutsOf(provider.id, connection);
   }
 
   /** A provider-level network failure (refused, reset, DNS, timeout). */
   onNetworkFailure(c: Candidate, probe: boolean, now: number, message: string): void {
-    this.providerFailure(c.target.provider, probe, now, `network: ${message}`);
-  }
-
-  private providerFailure(
-    provider: CatalogProvider,
-    probe: boolean,
-    now: number,
-    cause: string,
-  ): void {
-    this.breaker(provider).recordFailure(now, probe, cause);
-    if (this.derived.providerCooldownEnabled()) {
-      const until = this.providerCooldown(provider.id).recordFailure(
-        now,
-        this.derived.providerCooldown[provider.authClass === 'oauth' ? 'oauth' : 'api_key'](),
-      );
-      if (until !== null)
-        this.deps.emit({ type: 'provider.cooldown', at: now, provider: provider.id, until, cause });
-      if (until !== null)
-        this.deps.log.warn(
-          `provider ${provider.id} cooling down until ${new Date(until).toISOString()} (${cause})`,
-        );
-    }
+    this.applyFailure({ kind: 'network', candidate: c, probe, message }, null, now);
   }
 
   /** An upstream error response, already classified. */
@@ -381,195 +137,70 @@ export class ResilienceManager {
     info: { status: number; message: string; requestStartedAt: number; egressIp: string | null },
     now: number,
   ): void {
-    const provider = c.target.provider;
-    const cause = `HTTP ${info.status}${cls.ruleId ? ` (rule ${cls.ruleId})` : ''}: ${excerpt(info.message)}`;
-    if (cls.breakerFailure) this.providerFailure(provider, probe, now, cause);
-    else if (probe) {
-      // The provider answered: that is what a probe asks. Account-level errors do not count.
-      this.breaker(provider).recordSuccess(now, true);
-    }
-
-    const lockSettings = this.lockoutSettings();
-    const disableCooling = c.connection.options?.disableCooling === true;
-    // A rule's own scope or cooldown is the operator's (or a built-in rule's) consent; every
-    // other lockout needs lockout switched on, and a status in errorCodes unless a pattern
-    // named the scope (e.g. a 400 saying the model is not accessible).
-    const lockApplies =
-      cls.lockout !== null &&
-      ((cls.ruleId !== null &&
-        (cls.lockout.scope !== undefined || cls.lockout.cooldownMs !== undefined)) ||
-        (lockSettings.enabled &&
-          (cls.lockout.scope !== undefined || lockSettings.errorCodes.includes(cls.status))));
-    const egressBucket = cls.egressBucket && egressFamilyOf(provider.id) !== null;
-    let lock = false;
-    let cool: ConnectionFailure | null = cls.connection;
-    if (cls.connection?.kind === 'cooldown') {
-      if (cls.prefer === 'lockout' && lockApplies && !egressBucket) {
-        lock = true;
-        cool = null;
-      } else if (disableCooling && cls.lockout) {
-        // Cooling is off for this connection: lock only the model instead.
-        lock = true;
-        cool = null;
-      }
-    } else if (cls.lockout && lockApplies) {
-      lock = true;
-    }
-
-    if (lock && cls.lockout) {
-      const forced = disableCooling && cls.prefer === 'connection';
-      const entry = this.lockouts.recordFailure(
-        {
-          provider: provider.id,
-          connection: c.connection.id,
-          model: c.target.model,
-          status: cls.status,
-          reason: cls.reason,
-          ...(cls.lockout.scope
-            ? { scope: cls.lockout.scope }
-            : forced
-              ? { scope: 'model' as const }
-              : {}),
-          ...(cls.lockout.cooldownMs !== undefined ? { cooldownMs: cls.lockout.cooldownMs } : {}),
-          families: this.families(provider),
-        },
-        lockSettings,
-        now,
-      );
-      if (entry) {
-        this.dirty.lockouts.set(entry.key, entry);
-        this.scheduleFlush();
-        this.deps.emit({ type: 'lockout.added', at: now, lockout: lockoutView(entry), cause });
-      }
-    }
-
-    if (cool) {
-      this.applyConnectionFailure(
-        c.connection,
-        provider,
-        cool,
-        cls.reason,
-        info.requestStartedAt,
-        cause,
-        info.status,
-        now,
-      );
-    }
-    if (egressBucket) {
-      this.coolEgressSiblings(c, provider, cls, info, cause, now);
-    }
-  }
-
-  private applyConnectionFailure(
-    conn: CatalogConnection,
-    provider: CatalogProvider,
-    failure: ConnectionFailure,
-    reason: string,
-    requestStartedAt: number,
-    cause: string,
-    status: number,
-    now: number,
-  ): void {
-    const before = this.health.get(conn.id) ?? HEALTHY;
-    const { health, change } = applyFailure(
-      before,
-      { failure, reason, errorCode: String(status), message: cause, requestStartedAt },
-      this.cooldownOptions(conn, provider.authClass),
+    this.applyFailure(
+      {
+        kind: 'upstream',
+        candidate: c,
+        probe,
+        classification: cls,
+        status: info.status,
+        message: info.message,
+        requestStartedAt: info.requestStartedAt,
+      },
+      info.egressIp,
       now,
     );
-    this.setHealth(conn.id, health);
-    if (change.kind === 'cooldown') {
-      this.emitConnection('connection.cooldown', conn, 'unavailable', change.until, cause, now);
-      this.deps.log.warn(
-        `connection ${conn.id} cooling for ${Math.ceil((change.until - now) / 1000)} s: ${cause}`,
-      );
-    } else if (change.kind === 'terminal') {
-      this.emitConnection('connection.terminal', conn, change.status, null, cause, now);
-      this.deps.log.error(
-        `connection ${conn.id} is now ${change.status}: ${cause}; an operator must reset it`,
-      );
-    }
-  }
-
-  /**
-   * Egress-IP bucketed lock: a free tier limited by IP fails for every connection leaving
-   * through the same address, so those siblings cool too instead of each failing in turn.
-   */
-  private coolEgressSiblings(
-    c: Candidate,
-    provider: CatalogProvider,
-    cls: Classification,
-    info: { requestStartedAt: number; egressIp: string | null; status: number },
-    cause: string,
-    now: number,
-  ): void {
-    if (c.connection.options?.disableCooling) return;
-    const family = egressFamilyOf(provider.id);
-    const ip = info.egressIp ?? this.egressOf(c.connection.id, now);
-    if (!family || !ip) return;
-    const catalog = this.deps.catalog();
-    for (const p of catalog.providers.values()) {
-      if (egressFamilyOf(p.id) !== family) continue;
-      for (const sibling of p.connections) {
-        if (sibling.id === c.connection.id || sibling.options?.disableCooling) continue;
-        if (this.egressOf(sibling.id, now) !== ip) continue;
-        const failure: ConnectionFailure =
-          cls.connection?.kind === 'cooldown' ? cls.connection : { kind: 'cooldown' };
-        this.applyConnectionFailure(
-          sibling,
-          p,
-          failure,
-          cls.reason,
-          info.requestStartedAt,
-          `${cause} (same egress IP as ${c.connection.id})`,
-          info.status,
-          now,
-        );
-      }
-    }
-  }
-
-  private egressOf(connection: string, now: number): string | null {
-    const cached = this.egressCache.get(connection);
-    if (cached && now - cached.at < EGRESS_CACHE_MS) return cached.ip;
-    const ip = this.deps.recentEgress(connection, now - EGRESS_LOOKBACK_MS);
-    this.egressCache.set(connection, { ip, at: now });
-    return ip;
   }
 
   /** Tells the egress cache what a connection just used (from the live request). */
   noteEgress(connection: string, ip: string, now: number): void {
-    this.egressCache.set(connection, { ip, at: now });
+    this.egress.note(connection, ip, now);
   }
 
-  private emitConnection(
-    type: 'connection.cooldown' | 'connection.terminal' | 'connection.recovered',
-    conn: CatalogConnection,
-    status: ConnectionStatus,
-    until: number | null,
-    cause: string,
-    now: number,
-  ): void {
-    this.deps.emit({
-      type,
-      at: now,
-      provider: conn.provider,
-      connection: conn.id,
-      status,
-      until,
-      cause,
-    });
-  }
-
-  private markLockoutsDirty(provider: string, connection: string): void {
-    // A success halves counts without removing entries; those rows change too.
-    let any = false;
-    for (const e of this.lockouts.all()) {
-      if (e.provider !== provider || e.connection !== connection) continue;
-      this.dirty.lockouts.set(e.key, e);
-      any = true;
+  private applyFailure(outcome: FailureOutcome, egressIp: string | null, now: number): void {
+    const c = outcome.candidate;
+    const provider = c.target.provider;
+    const state: FailureState = {
+      providerCooldown: this.state.existingProviderCooldown(provider.id)?.read(now) ?? NOT_COOLING,
+      health: (connection) => this.state.storedHealth(connection),
+      lockout: (key) => this.state.lockouts.get(key),
+      egressSiblings:
+        outcome.kind === 'upstream' && coolsEgressSiblings(c, outcome.classification)
+          ? this.egress.siblings(c, egressIp, this.deps.catalog(), now)
+          : [],
+    };
+    const d = decideFailure(outcome, state, this.settings.failure(provider.authClass), now);
+    if (d.breaker?.kind === 'failure')
+      this.state.breaker(provider).recordFailure(now, outcome.probe, d.breaker.cause);
+    else if (d.breaker?.kind === 'probe_answered')
+      this.state.breaker(provider).recordSuccess(now, true);
+    if (d.providerCooldown) this.state.providerCooldown(provider.id).write(d.providerCooldown);
+    if (d.lockout) {
+      this.state.lockouts.put(d.lockout);
+      this.state.markLockout(d.lockout.key, d.lockout);
     }
-    if (any) this.scheduleFlush();
+    for (const h of d.health) this.state.setHealth(h.connection, h.health);
+    for (const e of d.events) {
+      this.deps.emit(e);
+      this.logFailureEvent(e, now);
+    }
+  }
+
+  private logFailureEvent(e: EngineEvent, now: number): void {
+    const log = this.deps.log;
+    if (e.type === 'provider.cooldown') {
+      log.warn(
+        `provider ${e.provider} cooling down until ${new Date(e.until).toISOString()} (${e.cause})`,
+      );
+    } else if (e.type === 'connection.cooldown' && e.until !== null) {
+      log.warn(
+        `connection ${e.connection} cooling for ${Math.ceil((e.until - now) / 1000)} s: ${e.cause}`,
+      );
+    } else if (e.type === 'connection.terminal') {
+      log.error(
+        `connection ${e.connection} is now ${e.status}: ${e.cause}; an operator must reset it`,
+      );
+    }
   }
 
   // ---------------------------------------------------------------- operator actions
@@ -580,50 +211,35 @@ export class ResilienceManager {
     for (const id of ids) {
       const p = catalog.providers.get(id);
       if (!p) continue;
-      this.breaker(p).reset(now, 'reset by operator');
-      this.markBreaker(id);
-      this.providerCooldowns.get(id)?.clear();
+      this.state.breaker(p).reset(now, 'reset by operator');
+      this.state.markBreaker(id);
+      this.state.existingProviderCooldown(id)?.clear();
     }
     return ids;
   }
 
   clearConnection(connection: CatalogConnection, now: number): void {
-    const before = this.health.get(connection.id);
-    this.setHealth(connection.id, cleared());
-    if (before && !isHealthy(before)) {
-      this.emitConnection(
-        'connection.recovered',
-        connection,
-        'active',
-        null,
-        'cleared by operator',
-        now,
-      );
-    }
+    const before = this.state.storedHealth(connection.id);
+    this.state.setHealth(connection.id, cleared());
+    if (!isHealthy(before)) this.state.recovered(connection, 'cleared by operator', now);
   }
 
   /** Drops all state of a connection that was deleted (the rows go with it by cascade). */
   forgetConnection(connection: string): void {
-    this.health.delete(connection);
-    this.dirty.health.delete(connection);
-    for (const e of this.lockouts.clearAll((x) => x.connection === connection))
-      this.dirty.lockouts.delete(e.key);
-    this.egressCache.delete(connection);
+    this.state.forgetConnection(connection);
+    this.egress.forget(connection);
   }
 
   /** Drops all state of a provider that was deleted. */
   forgetProvider(provider: string, connections: readonly string[]): void {
-    this.breakers.delete(provider);
-    this.restoredBreakers.delete(provider);
-    this.dirty.breakers.delete(provider);
-    this.providerCooldowns.delete(provider);
+    this.state.forgetProvider(provider);
     for (const c of connections) this.forgetConnection(c);
   }
 
   clearLockout(provider: string, connection: string, model: string, now: number): LockoutView[] {
-    const removed = this.lockouts.clear(provider, connection, model);
+    const removed = this.state.lockouts.clear(provider, connection, model);
     for (const e of removed) {
-      this.dirty.lockouts.set(e.key, null);
+      this.state.markLockout(e.key, null);
       this.deps.emit({
         type: 'lockout.cleared',
         at: now,
@@ -631,7 +247,6 @@ export class ResilienceManager {
         cause: 're-enabled by operator',
       });
     }
-    this.scheduleFlush();
     return removed.map(lockoutView);
   }
 
@@ -639,58 +254,28 @@ export class ResilienceManager {
 
   breakerViews(now: number): BreakerView[] {
     return [...this.deps.catalog().providers.values()].map((p) => {
-      const b = this.breaker(p);
+      const b = this.state.breaker(p);
       return {
         provider: p.id,
         state: b.status(now),
         failureCount: b.failureCount(now),
         retryAfterMs: b.retryAfterMs(now),
         history: b.toJSON().history,
-        cooldownUntil: this.providerCooldowns.get(p.id)?.cooling(now)
-          ? now + this.providerCooldowns.get(p.id)!.retryAfterMs(now)
-          : null,
+        cooldownUntil: this.state.existingProviderCooldown(p.id)?.until(now) ?? null,
       };
     });
   }
 
   /** Health of a connection for the snapshot, promoted to now. */
   connectionHealth(conn: CatalogConnection, now: number): ConnectionHealth {
-    return this.healthOf(conn, now);
+    return this.state.healthOf(conn, now);
   }
 
   lockoutViews(now: number): LockoutView[] {
-    return this.lockouts.active(now).map(lockoutView);
-  }
-
-  lockoutEntries(now: number): LockoutEntry[] {
-    return this.lockouts.active(now);
-  }
-
-  // ---------------------------------------------------------------- persistence
-
-  private scheduleFlush(): void {
-    this.flusher.schedule();
-  }
-
-  flush(): void {
-    const d = this.dirty;
-    if (d.breakers.size + d.health.size + d.lockouts.size === 0) return;
-    const batch: ResilienceChanges = {
-      breakers: new Map(d.breakers),
-      health: new Map(d.health),
-      lockouts: new Map(d.lockouts),
-    };
-    d.breakers.clear();
-    d.health.clear();
-    d.lockouts.clear();
-    try {
-      this.deps.repo.save(batch, this.deps.now());
-    } catch (err) {
-      this.deps.log.error(`resilience state not saved: ${String(err)}`);
-    }
+    return this.state.lockouts.active(now).map(lockoutView);
   }
 
   close(): void {
-    this.flusher.flushNow();
+    this.state.close();
   }
 }
