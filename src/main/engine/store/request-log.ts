@@ -3,8 +3,12 @@
 // Ids are assigned at append time (continuing the table's AUTOINCREMENT sequence), so an entry
 // has the same id before and after it reaches disk and `recent()` can merge both seamlessly.
 
-import type { ClientFormat, RequestLogEntry } from '../../../shared/contract';
+import type { RequestLogEntry } from '../../../shared/contract';
 import type { Db } from './db';
+import { clampLimit, createLogReader, matches, type RecentQuery } from './request-log-query';
+import { INSERT_SQL, normalize, rowValues } from './request-log-rows';
+
+export type { RecentQuery } from './request-log-query';
 
 export interface RequestLogOptions {
   /** How long an appended entry may wait in memory before a flush (default 250). */
@@ -26,18 +30,6 @@ export interface RequestLogOptions {
   now?: () => number;
   /** Flush and prune failures end up here, never in the caller of append/flush/close. */
   onError?: (err: unknown) => void;
-}
-
-export interface RecentQuery {
-  /** Clamped to 1..1000. */
-  limit: number;
-  /** Only entries with a smaller id (paging backwards). */
-  beforeId?: number;
-  provider?: string;
-  connection?: string;
-  status?: number;
-  /** Entries with an error class, or a status outside 200..399. */
-  errorsOnly?: boolean;
 }
 
 export interface RequestLogStats {
@@ -65,41 +57,6 @@ export interface RequestLog {
 
 const DAY_MS = 86_400_000;
 const PRUNE_EVERY_MS = 60_000;
-const MAX_TEXT = 4096;
-const MAX_LIMIT = 1000;
-
-interface LogRow {
-  id: number;
-  at: number;
-  client_format: string | null;
-  model_requested: string | null;
-  target: string | null;
-  provider: string | null;
-  connection: string | null;
-  status: number | null;
-  latency_ms: number | null;
-  ttfb_ms: number | null;
-  stream: number | null;
-  bytes_in: number | null;
-  bytes_out: number | null;
-  input_tokens: number | null;
-  output_tokens: number | null;
-  cached_tokens: number | null;
-  error_class: string | null;
-  error_message: string | null;
-  decision: string | null;
-  egress_ip: string | null;
-}
-
-const COLUMNS =
-  'id, at, client_format, model_requested, target, provider, connection, status, latency_ms, ' +
-  'ttfb_ms, stream, bytes_in, bytes_out, input_tokens, output_tokens, cached_tokens, ' +
-  'error_class, error_message, decision, egress_ip';
-
-// Positional parameters, in COLUMNS order: binding by name costs a lookup per column per row.
-const INSERT_VALUES = COLUMNS.split(',')
-  .map(() => '?')
-  .join(', ');
 
 export function createRequestLog(db: Db, opts: RequestLogOptions = {}): RequestLog {
   const flushIntervalMs = Math.max(1, opts.flushIntervalMs ?? 250);
@@ -111,7 +68,7 @@ export function createRequestLog(db: Db, opts: RequestLogOptions = {}): RequestL
   const now = opts.now ?? Date.now;
   const onError = opts.onError;
 
-  const insertStmt = db.prepare(`INSERT INTO request_log (${COLUMNS}) VALUES (${INSERT_VALUES})`);
+  const insertStmt = db.prepare(INSERT_SQL);
   const maxIdStmt = db
     .prepare<[], number | null>(
       `SELECT MAX(COALESCE((SELECT MAX(id) FROM request_log), 0),
@@ -124,28 +81,7 @@ export function createRequestLog(db: Db, opts: RequestLogOptions = {}): RequestL
        SELECT id FROM request_log ORDER BY id DESC LIMIT 1 OFFSET ?
      )`,
   );
-  const egressStmt = db.prepare<[string, number], { egress_ip: string; at: number }>(
-    `SELECT egress_ip, at FROM request_log
-     WHERE connection = ? AND at >= ? AND egress_ip IS NOT NULL
-     ORDER BY at DESC, id DESC LIMIT 1`,
-  );
-  const recentStmts = new Map<string, ReturnType<typeof prepareRecent>>();
-
-  function prepareRecent(shape: string) {
-    const where: string[] = [];
-    if (shape.includes('b')) where.push('id < @beforeId');
-    if (shape.includes('p')) where.push('provider = @provider');
-    if (shape.includes('c')) where.push('connection = @connection');
-    if (shape.includes('s')) where.push('status = @status');
-    if (shape.includes('e')) {
-      where.push('(error_class IS NOT NULL OR status IS NULL OR status < 200 OR status >= 400)');
-    }
-    return db.prepare<Record<string, unknown>, LogRow>(
-      `SELECT ${COLUMNS} FROM request_log
-       ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
-       ORDER BY id DESC LIMIT @limit`,
-    );
-  }
+  const reader = createLogReader(db);
 
   // Pending entries live in `pending[head..]`; dropping the oldest just advances `head`.
   let pending: (RequestLogEntry | undefined)[] = [];
@@ -169,30 +105,7 @@ export function createRequestLog(db: Db, opts: RequestLogOptions = {}): RequestL
     const first = batch[0];
     const maxId = maxIdStmt.get() ?? 0;
     if (first && maxId >= first.id) renumberPending(maxId + 1);
-    for (const e of batch) {
-      insertStmt.run(
-        e.id,
-        e.at,
-        e.clientFormat,
-        e.modelRequested,
-        e.target,
-        e.provider,
-        e.connection,
-        e.status,
-        e.latencyMs,
-        e.ttfbMs,
-        e.stream ? 1 : 0,
-        e.bytesIn,
-        e.bytesOut,
-        e.inputTokens,
-        e.outputTokens,
-        e.cachedTokens,
-        e.errorClass,
-        e.errorMessage,
-        e.decision,
-        e.egressIp,
-      );
-    }
+    for (const e of batch) insertStmt.run(rowValues(e));
   });
 
   const prune = db.transaction((cutoff: number) => {
@@ -294,15 +207,6 @@ export function createRequestLog(db: Db, opts: RequestLogOptions = {}): RequestL
     }
   }
 
-  function matches(entry: RequestLogEntry, q: RecentQuery): boolean {
-    if (q.beforeId !== undefined && !(entry.id < q.beforeId)) return false;
-    if (q.provider !== undefined && entry.provider !== q.provider) return false;
-    if (q.connection !== undefined && entry.connection !== q.connection) return false;
-    if (q.status !== undefined && entry.status !== q.status) return false;
-    if (q.errorsOnly && !isError(entry)) return false;
-    return true;
-  }
-
   return {
     append(input) {
       if (closed) {
@@ -334,23 +238,7 @@ export function createRequestLog(db: Db, opts: RequestLogOptions = {}): RequestL
         const entry = pending[i];
         if (entry && matches(entry, query)) fromMemory.push({ ...entry });
       }
-      const shape =
-        (query.beforeId !== undefined ? 'b' : '') +
-        (query.provider !== undefined ? 'p' : '') +
-        (query.connection !== undefined ? 'c' : '') +
-        (query.status !== undefined ? 's' : '') +
-        (query.errorsOnly ? 'e' : '');
-      let stmt = recentStmts.get(shape);
-      if (!stmt) {
-        stmt = prepareRecent(shape);
-        recentStmts.set(shape, stmt);
-      }
-      const params: Record<string, unknown> = { limit };
-      if (query.beforeId !== undefined) params.beforeId = query.beforeId;
-      if (query.provider !== undefined) params.provider = query.provider;
-      if (query.connection !== undefined) params.connection = query.connection;
-      if (query.status !== undefined) params.status = query.status;
-      const fromDisk = stmt.all(params).map(fromRow);
+      const fromDisk = reader.recent(query, limit);
       const seen = new Set(fromMemory.map((e) => e.id));
       return fromMemory
         .concat(fromDisk.filter((e) => !seen.has(e.id)))
@@ -366,8 +254,8 @@ export function createRequestLog(db: Db, opts: RequestLogOptions = {}): RequestL
         if (entry.at < sinceMs) continue;
         if (!best || entry.at >= best.at) best = { ip: entry.egressIp, at: entry.at };
       }
-      const row = egressStmt.get(connection, sinceMs);
-      if (row && (!best || row.at > best.at)) return row.egress_ip;
+      const row = reader.egress(connection, sinceMs);
+      if (row && (!best || row.at > best.at)) return row.ip;
       return best ? best.ip : null;
     },
 
@@ -380,79 +268,5 @@ export function createRequestLog(db: Db, opts: RequestLogOptions = {}): RequestL
       clearInterval(idlePrune);
       clearSchedule();
     },
-  };
-}
-
-function clampLimit(limit: number): number {
-  if (!Number.isFinite(limit)) return limit === Number.POSITIVE_INFINITY ? MAX_LIMIT : 1;
-  return Math.min(MAX_LIMIT, Math.max(1, Math.floor(limit)));
-}
-
-function isError(entry: RequestLogEntry): boolean {
-  return entry.errorClass !== null || entry.status < 200 || entry.status >= 400;
-}
-
-/** Copies the entry into a shape SQLite can always bind (no undefined, booleans, NaN). */
-function normalize(
-  input: Omit<RequestLogEntry, 'id'>,
-  id: number,
-  now: () => number,
-): RequestLogEntry {
-  return {
-    id,
-    at: int(input.at) ?? now(),
-    clientFormat: String(input.clientFormat ?? '') as ClientFormat,
-    modelRequested: String(input.modelRequested ?? ''),
-    target: text(input.target),
-    provider: text(input.provider),
-    connection: text(input.connection),
-    status: int(input.status) ?? 0,
-    latencyMs: int(input.latencyMs) ?? 0,
-    ttfbMs: int(input.ttfbMs),
-    stream: input.stream === true,
-    bytesIn: int(input.bytesIn) ?? 0,
-    bytesOut: int(input.bytesOut) ?? 0,
-    inputTokens: int(input.inputTokens),
-    outputTokens: int(input.outputTokens),
-    cachedTokens: int(input.cachedTokens),
-    errorClass: text(input.errorClass),
-    errorMessage: text(input.errorMessage),
-    decision: text(input.decision),
-    egressIp: text(input.egressIp),
-  };
-}
-
-function int(value: unknown): number | null {
-  return typeof value === 'number' && Number.isFinite(value) ? Math.round(value) : null;
-}
-
-function text(value: unknown): string | null {
-  if (value === null || value === undefined) return null;
-  const s = typeof value === 'string' ? value : String(value);
-  return s.length > MAX_TEXT ? s.slice(0, MAX_TEXT) : s;
-}
-
-function fromRow(row: LogRow): RequestLogEntry {
-  return {
-    id: row.id,
-    at: row.at,
-    clientFormat: (row.client_format ?? '') as ClientFormat,
-    modelRequested: row.model_requested ?? '',
-    target: row.target,
-    provider: row.provider,
-    connection: row.connection,
-    status: row.status ?? 0,
-    latencyMs: row.latency_ms ?? 0,
-    ttfbMs: row.ttfb_ms,
-    stream: row.stream === 1,
-    bytesIn: row.bytes_in ?? 0,
-    bytesOut: row.bytes_out ?? 0,
-    inputTokens: row.input_tokens,
-    outputTokens: row.output_tokens,
-    cachedTokens: row.cached_tokens,
-    errorClass: row.error_class,
-    errorMessage: row.error_message,
-    decision: row.decision,
-    egressIp: row.egress_ip,
   };
 }

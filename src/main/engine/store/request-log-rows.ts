@@ -1,0 +1,129 @@
+// How a request-log entry is stored: its row, the column list, and the conversions both ways.
+
+import type { ClientFormat, RequestLogEntry } from '../../../shared/contract';
+
+const MAX_TEXT = 4096;
+
+export interface LogRow {
+  id: number;
+  at: number;
+  client_format: string | null;
+  model_requested: string | null;
+  target: string | null;
+  provider: string | null;
+  connection: string | null;
+  status: number | null;
+  latency_ms: number | null;
+  ttfb_ms: number | null;
+  stream: number | null;
+  bytes_in: number | null;
+  bytes_out: number | null;
+  input_tokens: number | null;
+  output_tokens: number | null;
+  cached_tokens: number | null;
+  error_class: string | null;
+  error_message: string | null;
+  decision: string | null;
+  egress_ip: string | null;
+}
+
+export const COLUMNS =
+  'id, at, client_format, model_requested, target, provider, connection, status, latency_ms, ' +
+  'ttfb_ms, stream, bytes_in, bytes_out, input_tokens, output_tokens, cached_tokens, ' +
+  'error_class, error_message, decision, egress_ip';
+
+// Positional parameters, in COLUMNS order: binding by name costs a lookup per column per row.
+export const INSERT_SQL = `INSERT INTO request_log (${COLUMNS}) VALUES (${COLUMNS.split(',')
+  .map(() => '?')
+  .join(', ')})`;
+
+/** The insert's positional parameters, in COLUMNS order. */
+export function rowValues(e: RequestLogEntry): unknown[] {
+  return [
+    e.id,
+    e.at,
+    e.clientFormat,
+    e.modelRequested,
+    e.target,
+    e.provider,
+    e.connection,
+    e.status,
+    e.latencyMs,
+    e.ttfbMs,
+    e.stream ? 1 : 0,
+    e.bytesIn,
+    e.bytesOut,
+    e.inputTokens,
+    e.outputTokens,
+    e.cachedTokens,
+    e.errorClass,
+    e.errorMessage,
+    e.decision,
+    e.egressIp,
+  ];
+}
+
+/** Copies the entry into a shape SQLite can always bind (no undefined, booleans, NaN). */
+export function normalize(
+  input: Omit<RequestLogEntry, 'id'>,
+  id: number,
+  now: () => number,
+): RequestLogEntry {
+  return {
+    id,
+    at: int(input.at) ?? now(),
+    clientFormat: String(input.clientFormat ?? '') as ClientFormat,
+    modelRequested: String(input.modelRequested ?? ''),
+    target: text(input.target),
+    provider: text(input.provider),
+    connection: text(input.connection),
+    status: int(input.status) ?? 0,
+    latencyMs: int(input.latencyMs) ?? 0,
+    ttfbMs: int(input.ttfbMs),
+    stream: input.stream === true,
+    bytesIn: int(input.bytesIn) ?? 0,
+    bytesOut: int(input.bytesOut) ?? 0,
+    inputTokens: int(input.inputTokens),
+    outputTokens: int(input.outputTokens),
+    cachedTokens: int(input.cachedTokens),
+    errorClass: text(input.errorClass),
+    errorMessage: text(input.errorMessage),
+    decision: text(input.decision),
+    egressIp: text(input.egressIp),
+  };
+}
+
+function int(value: unknown): number | null {
+  return typeof value === 'number' && Number.isFinite(value) ? Math.round(value) : null;
+}
+
+function text(value: unknown): string | null {
+  if (value === null || value === undefined) return null;
+  const s = typeof value === 'string' ? value : String(value);
+  return s.length > MAX_TEXT ? s.slice(0, MAX_TEXT) : s;
+}
+
+export function fromRow(row: LogRow): RequestLogEntry {
+  return {
+    id: row.id,
+    at: row.at,
+    clientFormat: (row.client_format ?? '') as ClientFormat,
+    modelRequested: row.model_requested ?? '',
+    target: row.target,
+    provider: row.provider,
+    connection: row.connection,
+    status: row.status ?? 0,
+    latencyMs: row.latency_ms ?? 0,
+    ttfbMs: row.ttfb_ms,
+    stream: row.stream === 1,
+    bytesIn: row.bytes_in ?? 0,
+    bytesOut: row.bytes_out ?? 0,
+    inputTokens: row.input_tokens,
+    outputTokens: row.output_tokens,
+    cachedTokens: row.cached_tokens,
+    errorClass: row.error_class,
+    errorMessage: row.error_message,
+    decision: row.decision,
+    egressIp: row.egress_ip,
+  };
+}
