@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { Engine } from '../../src/main/engine/engine';
+import type { Engine } from '../../src/main/engine/index';
 import { createEventBatcher } from '../../src/main/shell/decisions';
 import {
   type ActionContext,
@@ -32,9 +32,8 @@ function context(over: Partial<ActionContext> = {}) {
   });
   const ctx: ActionContext = {
     target: () => TARGET,
-    engine: () => ({}) as Engine,
+    engine: () => ({ actions }) as unknown as Engine,
     startupError: async () => null,
-    actions: () => actions,
     ...over,
   };
   return { ctx, calls };
@@ -124,12 +123,14 @@ describe('IPC action handlers', () => {
   });
   it('turn a thrown error into {ok: false}', async () => {
     const { ctx } = context({
-      actions: () =>
+      engine: () =>
         ({
-          getSettings: async () => {
-            throw new Error('boom');
+          actions: {
+            getSettings: async () => {
+              throw new Error('boom');
+            },
           },
-        }) as unknown as AdminActions,
+        }) as unknown as Engine,
     });
     expect(await dispatchAction(ctx, 'getSettings', GOOD, [])).toEqual({
       ok: false,

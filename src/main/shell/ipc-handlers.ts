@@ -2,13 +2,12 @@
 // send (payload validation per channel), and what runs. `ipc.ts` only wires this to ipcMain, so
 // every rule here is unit-tested under plain Node.
 
-import { type AdminActions, createAdminClient } from '../../shared/admin-client';
 import type { BridgeResult } from '../../shared/contract';
 import { ACTION_METHODS, type ActionMethod, type StartupError } from '../../shared/ipc';
 import { LOCKOUT_KEY_FIELDS } from '../../shared/schema/lockout-key';
 import { LOG_QUERY_FIELDS } from '../../shared/schema/log-query';
 import { isNonEmptyString, isPlainObject } from '../../shared/schema/values';
-import type { Engine } from '../engine/engine';
+import type { Engine } from '../engine/index';
 import { isAppUrl } from './decisions';
 
 /** The facts about an IPC call's sender the check needs (taken from IpcMainInvokeEvent). */
@@ -132,16 +131,6 @@ export interface ActionContext {
   target(): TrustedTarget | null;
   engine(): Engine | null;
   startupError(): Promise<StartupError | null>;
-  /** Builds the admin client for a running engine; injected by tests. */
-  actions?(engine: Engine): AdminActions;
-}
-
-/** Admin actions run against the engine's own admin API on loopback (see admin-client.ts). */
-function defaultActions(engine: Engine): AdminActions {
-  return createAdminClient({
-    baseUrl: engine.snapshot().gateway.baseUrl,
-    token: () => engine.adminToken,
-  });
 }
 
 /**
@@ -161,9 +150,8 @@ export async function dispatchAction(
   if (startup) return { ok: false, error: `the gateway is not serving: ${startup.message}` };
   const engine = ctx.engine();
   if (!engine) return { ok: false, error: 'the gateway engine is not running' };
-  const actions = (ctx.actions ?? defaultActions)(engine);
   try {
-    const fn = actions[method] as (...a: unknown[]) => Promise<BridgeResult<unknown>>;
+    const fn = engine.actions[method] as (...a: unknown[]) => Promise<BridgeResult<unknown>>;
     return await fn(...args);
   } catch (err) {
     return { ok: false, error: err instanceof Error ? err.message : String(err) };
