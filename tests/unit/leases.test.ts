@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Catalog } from '../../src/main/engine/config/catalog';
-import { noTargetAnswer } from '../../src/main/engine/routing/no-target';
 import type { Logger } from '../../src/main/engine/logger';
+import { answerLeaseRequest } from '../../src/main/engine/proxy/session-leases';
 import {
   type LeaseReply,
   LeaseService,
@@ -29,6 +29,7 @@ import {
   retryAfterSeconds,
   type Slot,
 } from '../../src/main/engine/resilience/leases';
+import { noTargetAnswer } from '../../src/main/engine/routing/no-target';
 import type { Candidate } from '../../src/main/engine/routing/resolve';
 import { openStore, type Store } from '../../src/main/engine/store';
 import type { Lease } from '../../src/main/engine/store/state-records';
@@ -411,12 +412,16 @@ describe('POST /api/v1/session-leases actions (service level, real SQLite)', () 
 
   it('rejects malformed bodies clearly', () => {
     const svc = service(store);
-    expect(body(svc.handle(key('a'), { action: 'steal' }, 0)).error.code).toBe('invalid_action');
-    expect(body(svc.handle(key('a'), { action: 'renew' }, 0)).error.code).toBe('missing_owner');
-    expect(body(svc.handle(key('a'), { action: 'acquire', ttlMs: 'x' }, 0)).error.code).toBe(
-      'invalid_ttl',
+    expect(body(answerLeaseRequest(svc, key('a'), { action: 'steal' }, 0)).error.code).toBe(
+      'invalid_action',
     );
-    expect(body(svc.handle(key('a'), [], 0)).error.code).toBe('invalid_body');
+    expect(body(answerLeaseRequest(svc, key('a'), { action: 'renew' }, 0)).error.code).toBe(
+      'missing_owner',
+    );
+    expect(
+      body(answerLeaseRequest(svc, key('a'), { action: 'acquire', ttlMs: 'x' }, 0)).error.code,
+    ).toBe('invalid_ttl');
+    expect(body(answerLeaseRequest(svc, key('a'), [], 0)).error.code).toBe('invalid_body');
   });
 
   it('routing plan: others skip a leased connection; the holder goes to its own', () => {

@@ -5,12 +5,111 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GatewayApiKeyConfig } from '../../../shared/contract';
 import type { Clock } from '../clock';
-import type { LeaseService } from '../resilience/lease-service';
+import {
+  canHoldLeases,
+  type LeaseAction,
+  type LeaseReply,
+  type LeaseRequest,
+  type LeaseService,
+  scopeRefusal,
+} from '../resilience/lease-service';
+import { OWNER_TOKEN_PATTERN } from '../resilience/leases';
 import { BodyAbortedError, BodyTooLargeError, readBody } from '../wire/body';
 import { isJsonContentType } from '../wire/guard';
 import { sendAdminError, sendJson } from '../wire/json-answer';
 
 export const SESSION_LEASES_PATH = '/api/v1/session-leases';
+
+const ACTIONS: readonly LeaseAction[] = ['acquire', 'renew', 'release', 'status'];
+const FIELDS = ['action', 'ttlMs', 'owner', 'generation', 'model'];
+
+type Parsed = { ok: true; request: LeaseRequest } | { ok: false; code: string; message: string };
+
+function bad(code: string, message: string): Parsed {
+  return { ok: false, code, message };
+}
+
+/** Checks the JSON body of the endpoint field by field, naming what is wrong. */
+export function parseLeaseRequest(body: unknown): Parsed {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    return bad('invalid_body', 'the body must be a JSON object such as {"action": "acquire"}');
+  }
+  const o = body as Record<string, unknown>;
+  const unknown = Object.keys(o).filter((k) => !FIELDS.includes(k));
+  if (unknown.length > 0) {
+    return bad(
+      'invalid_body',
+      `unknown field(s) ${unknown.join(', ')}; allowed: ${FIELDS.join(', ')}`,
+    );
+  }
+  if (typeof o.action !== 'string' || !ACTIONS.includes(o.action as LeaseAction)) {
+    return bad('invalid_action', `action must be one of ${ACTIONS.join(', ')}`);
+  }
+  const request: LeaseRequest = { action: o.action as LeaseAction };
+  if (o.ttlMs !== undefined) {
+    if (typeof o.ttlMs !== 'number' || !Number.isFinite(o.ttlMs) || o.ttlMs <= 0) {
+      return bad(
+        'invalid_ttl',
+        'ttlMs must be a positive number of milliseconds (clamped to 1000–1800000)',
+      );
+    }
+    request.ttlMs = o.ttlMs;
+  }
+  if (o.owner !== undefined) {
+    if (typeof o.owner !== 'string' || !OWNER_TOKEN_PATTERN.test(o.owner)) {
+      return bad('invalid_owner', 'owner must be the bwl_… token an acquire returned');
+    }
+    request.owner = o.owner;
+  }
+  if (o.generation !== undefined) {
+    if (
+      typeof o.generation !== 'number' ||
+      !Number.isSafeInteger(o.generation) ||
+      o.generation < 1
+    ) {
+      return bad('invalid_generation', 'generation must be a positive integer');
+    }
+    request.generation = o.generation;
+  }
+  if (o.model !== undefined) {
+    if (typeof o.model !== 'string' || o.model.trim() === '') {
+      return bad('invalid_model', 'model must be a non-empty string');
+    }
+    request.model = o.model;
+  }
+  if (request.action !== 'acquire' && request.owner === undefined) {
+    return bad('missing_owner', `${request.action} needs the owner token an acquire returned`);
+  }
+  if (
+    (request.action === 'renew' || request.action === 'release') &&
+    request.generation === undefined
+  ) {
+    return bad('missing_generation', `${request.action} needs the lease's generation`);
+  }
+  return { ok: true, request };
+}
+
+/**
+ * The endpoint's answer to a parsed JSON body: a key without the lease scope is refused before
+ * its body is looked at, then a malformed body, then the action runs.
+ */
+export function answerLeaseRequest(
+  leases: LeaseService,
+  key: GatewayApiKeyConfig | null,
+  body: unknown,
+  now: number,
+): LeaseReply {
+  if (!canHoldLeases(key)) return scopeRefusal(key);
+  const parsed = parseLeaseRequest(body);
+  if (!parsed.ok) {
+    return {
+      status: 400,
+      body: { error: { code: parsed.code, message: parsed.message } },
+      headers: {},
+    };
+  }
+  return leases.handle(key, parsed.request, now);
+}
 
 export interface SessionLeaseDeps {
   leases: LeaseService;
@@ -83,6 +182,6 @@ export async function handleSessionLeases(
       `request body is not valid JSON: ${(err as Error).message}`,
     );
   }
-  const reply = deps.leases.handle(key, body, deps.clock.now());
+  const reply = answerLeaseRequest(deps.leases, key, body, deps.clock.now());
   sendJson(res, reply.status, reply.body, reply.headers);
 }
