@@ -21,18 +21,17 @@ interface Tracked {
   done: Promise<void>;
 }
 
-function track(p: Promise<QueueSlot>): Tracked {
+function track(p: Promise<QueueSlot | QueueRejection>): Tracked {
   const t: Tracked = { state: 'pending', slot: null, error: null, done: Promise.resolve() };
-  t.done = p.then(
-    (slot) => {
-      t.state = 'resolved';
-      t.slot = slot;
-    },
-    (err: QueueRejection) => {
+  t.done = p.then((outcome) => {
+    if (outcome instanceof QueueRejection) {
       t.state = 'rejected';
-      t.error = err;
-    },
-  );
+      t.error = outcome;
+    } else {
+      t.state = 'resolved';
+      t.slot = outcome;
+    }
+  });
   return t;
 }
 

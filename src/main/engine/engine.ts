@@ -17,7 +17,7 @@ import { ValidationError, validateConfig } from './config/validate';
 import { prepareDataDir, restrictToOwner } from './data-dir';
 import { EventBus } from './events';
 import { createStderrLogger, type Logger } from './logger';
-import { handleProxyRequest, type PipelineDeps } from './proxy/pipeline';
+import { handleProxyRequest, type PipelineDeps } from './proxy/pipeline/index';
 import { createGatewayServer, type GatewayServer } from './proxy/server';
 import { handleSessionLeases } from './proxy/session-leases';
 import type { OperatorRule } from './resilience/error-rules';
@@ -31,7 +31,6 @@ import { applyConfig } from './store/apply-config';
 import { createUiHandler } from './ui/static';
 import { UpstreamPools } from './upstream/pools';
 import { VERSION } from './version';
-import { sendError } from './wire/client-errors';
 import { isLoopbackHost } from './wire/guard';
 
 export const DEFAULT_PORT = 4141;
@@ -280,7 +279,14 @@ export function createEngine(opts: EngineOptions): Engine {
 
   // Built once: the request path only reads it. Settings it needs are derived values,
   // recomputed after a settings update rather than on every request.
+  const maxBodyBytes = gateway.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const pipeline: PipelineDeps = {
+    host,
+    apiKeys,
+    maxBodyBytes,
+    startedAt,
+    paused: () => paused,
+    ...(opts.uiDir ? { ui: createUiHandler(opts.uiDir) } : {}),
     catalog: () => catalog,
     timeouts: settings.derived((s) => ({
       connectMs: s.number('timeouts.connectMs'),
@@ -340,38 +346,21 @@ export function createEngine(opts: EngineOptions): Engine {
 
   const server: GatewayServer = createGatewayServer({
     host,
-    maxBodyBytes: gateway.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     apiKeys,
-    catalog: () => catalog,
-    startedAt,
     log,
-    ...(opts.uiDir ? { ui: createUiHandler(opts.uiDir) } : {}),
     sessionLeases: (req, res, key) =>
       handleSessionLeases(req, res, key, {
         leases,
         clock,
-        maxBodyBytes: gateway.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+        maxBodyBytes,
         keysConfigured: apiKeys.length > 0,
       }),
-    proxy: (req, res, endpoint, body, key) => {
-      if (paused) {
-        sendError(res, endpoint.format, {
-          status: 503,
-          kind: 'overloaded',
-          code: 'gateway_paused',
-          message:
-            'Breakwater is paused by its operator; requests are not forwarded until it is resumed',
-          headers: { 'retry-after': '30' },
-        });
-        return Promise.resolve();
-      }
-      // Not an async function: the pipeline's own promise is passed on without another layer.
-      return handleProxyRequest(req, res, endpoint, body, pipeline, key);
-    },
+    // Not an async function: the pipeline's own promise is passed on without another layer.
+    proxy: (req, res, url) => handleProxyRequest(req, res, url, pipeline),
     admin: createAdminHandler({
       ...adminOps,
       token: adminToken,
-      maxBodyBytes: gateway.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+      maxBodyBytes,
       snapshot,
       health: () => ({ status: 'ok', version: VERSION, uptimeMs: clock.now() - startedAt }),
       onEvent: (l) => events.on(l),

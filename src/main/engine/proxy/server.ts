@@ -1,37 +1,19 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { ClientFormat, GatewayApiKeyConfig } from '../../../shared/contract';
-import type { Catalog } from '../config/catalog';
+import type { GatewayApiKeyConfig } from '../../../shared/contract';
 import type { Logger } from '../logger';
-import { BodyAbortedError, BodyTooLargeError, readBody } from '../wire/body';
-import { type GatewayError, sendError } from '../wire/client-errors';
-import {
-  checkHostAndOrigin,
-  isJsonContentType,
-  isLoopbackAddress,
-  matchGatewayKey,
-  presentedKey,
-} from '../wire/guard';
+import { sendError } from '../wire/client-errors';
+import { checkHostAndOrigin, matchGatewayKey, presentedKey } from '../wire/guard';
 import { sendAdminError } from '../wire/json-answer';
-import { type Endpoint, findEndpoint, formatForUnknownPath } from './endpoints';
-import { anthropicModelList, listModels, openAiModelList } from './models';
+import { hostRefusalCode } from './pipeline/host';
 import { SESSION_LEASES_PATH } from './session-leases';
 
 export interface ServerDeps {
   host: string;
-  maxBodyBytes: number;
   apiKeys: readonly GatewayApiKeyConfig[];
-  catalog(): Catalog;
-  startedAt: number;
   log: Logger;
-  /** `key` is the gateway API key the client presented (null when none are configured). */
-  proxy(
-    req: IncomingMessage,
-    res: ServerResponse,
-    endpoint: Endpoint,
-    body: Buffer,
-    key: GatewayApiKeyConfig | null,
-  ): Promise<void>;
+  /** Every path but `/api`: the proxy's front door and request stages (proxy/pipeline/). */
+  proxy(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void>;
   /** `POST /api/v1/session-leases`, authenticated by gateway API key instead of the admin token. */
   sessionLeases?(
     req: IncomingMessage,
@@ -39,8 +21,6 @@ export interface ServerDeps {
     key: GatewayApiKeyConfig | null,
   ): Promise<void>;
   admin(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void>;
-  /** Optional static handler for the browser dashboard under `/ui`. */
-  ui?(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean>;
 }
 
 export interface GatewayServer {
@@ -51,16 +31,9 @@ export interface GatewayServer {
   close(graceMs: number): Promise<void>;
 }
 
-function refuse(res: ServerResponse, format: ClientFormat, err: GatewayError): void {
-  // The request body may still be arriving; do not keep the socket around to read it.
-  res.setHeader('connection', 'close');
-  sendError(res, format, err);
-}
-
 /**
- * The gateway's HTTP front door: security checks common to every route (Host, Origin, client
- * identity, content type, body size), then `/v1/*` to the proxy pipeline and `/api/*` to the
- * admin API. Every refusal is answered in the caller's own API format.
+ * The gateway's HTTP server: `/api/*` to the admin API (behind the same Host and Origin check
+ * as the proxy), every other path to the proxy pipeline, whose front door checks the rest.
  */
 export function createGatewayServer(deps: ServerDeps): GatewayServer {
   let inFlight = 0;
@@ -70,102 +43,15 @@ export function createGatewayServer(deps: ServerDeps): GatewayServer {
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://gateway');
-    const endpoint = findEndpoint(url.pathname);
-    const format: ClientFormat =
-      endpoint?.format ?? formatForUnknownPath(url.pathname, req.headers['anthropic-version']);
-
-    const isAdmin = url.pathname === '/api' || url.pathname.startsWith('/api/');
-    const hostProblem = checkHostAndOrigin(req.headers, { host: deps.host });
-    if (hostProblem) {
-      const code = /^(missing )?Host/.test(hostProblem) ? 'forbidden_host' : 'forbidden_origin';
-      if (isAdmin) return sendAdminError(res, 403, code, hostProblem);
-      return refuse(res, format, { status: 403, kind: 'permission', code, message: hostProblem });
+    if (url.pathname !== '/api' && !url.pathname.startsWith('/api/')) {
+      return deps.proxy(req, res, url);
     }
+    const hostProblem = checkHostAndOrigin(req.headers, { host: deps.host });
+    if (hostProblem) return sendAdminError(res, 403, hostRefusalCode(hostProblem), hostProblem);
     if (deps.sessionLeases && url.pathname === SESSION_LEASES_PATH) {
       return deps.sessionLeases(req, res, matchGatewayKey(deps.apiKeys, presentedKey(req.headers)));
     }
-    if (isAdmin) return deps.admin(req, res, url);
-    // A proxy endpoint is never a dashboard path: skip the hook (and its await) for those.
-    if (deps.ui && !endpoint && (await deps.ui(req, res, url))) return;
-
-    // Proxy routes: identify the client first.
-    let key: GatewayApiKeyConfig | null = null;
-    if (deps.apiKeys.length > 0) {
-      key = matchGatewayKey(deps.apiKeys, presentedKey(req.headers));
-      if (!key) {
-        return refuse(res, format, {
-          status: 401,
-          kind: 'authentication',
-          code: 'invalid_api_key',
-          message:
-            'this gateway requires one of its API keys (Authorization: Bearer <key> or x-api-key)',
-        });
-      }
-    } else if (!isLoopbackAddress(req.socket.remoteAddress)) {
-      return refuse(res, format, {
-        status: 403,
-        kind: 'permission',
-        code: 'loopback_only',
-        message: 'no gateway API keys are configured, so only clients on this machine are served',
-      });
-    }
-
-    if (req.method === 'GET' && /^(\/v1)?\/models\/?$/.test(url.pathname)) {
-      const entries = listModels(deps.catalog());
-      const body = JSON.stringify(
-        req.headers['anthropic-version'] !== undefined
-          ? anthropicModelList(entries, new Date(deps.startedAt).toISOString())
-          : openAiModelList(entries, Math.floor(deps.startedAt / 1000)),
-      );
-      res.writeHead(200, {
-        'content-type': 'application/json',
-        'content-length': Buffer.byteLength(body),
-      });
-      res.end(body);
-      return;
-    }
-    if (!endpoint) {
-      return refuse(res, format, {
-        status: 404,
-        kind: 'not_found',
-        code: 'unknown_endpoint',
-        message: `${req.method} ${url.pathname} is not an endpoint of this gateway (it serves POST /v1/chat/completions, /v1/responses, /v1/messages, /v1/messages/count_tokens and GET /v1/models)`,
-      });
-    }
-    if (req.method !== 'POST') {
-      res.setHeader('allow', 'POST');
-      return refuse(res, format, {
-        status: 405,
-        kind: 'invalid_request',
-        code: 'method_not_allowed',
-        message: `${url.pathname} accepts POST only`,
-      });
-    }
-    if (!isJsonContentType(req.headers['content-type'])) {
-      return refuse(res, format, {
-        status: 415,
-        kind: 'invalid_request',
-        code: 'unsupported_media_type',
-        message: `Content-Type must be application/json (got ${req.headers['content-type'] ?? 'none'})`,
-      });
-    }
-    let body: Buffer;
-    try {
-      body = await readBody(req, deps.maxBodyBytes);
-    } catch (err) {
-      if (err instanceof BodyTooLargeError) {
-        return refuse(res, format, {
-          status: 413,
-          kind: 'too_large',
-          code: 'request_too_large',
-          message: `request body is larger than the gateway limit of ${deps.maxBodyBytes} bytes (gateway.maxBodyBytes)`,
-        });
-      }
-      if (err instanceof BodyAbortedError) return;
-      throw err;
-    }
-    // Returned, not awaited: this frame is not kept alive for as long as a stream runs.
-    return deps.proxy(req, res, endpoint, body, key);
+    return deps.admin(req, res, url);
   };
 
   const server = createServer({ noDelay: true, keepAlive: true, requestTimeout: 0 }, (req, res) => {
@@ -182,7 +68,8 @@ export function createGatewayServer(deps: ServerDeps): GatewayServer {
         `server: unhandled error on ${req.method} ${req.url}: ${(err as Error).stack ?? String(err)}`,
       );
       if (!res.headersSent) {
-        refuse(res, 'openai-chat', {
+        res.setHeader('connection', 'close');
+        sendError(res, 'openai-chat', {
           status: 500,
           kind: 'internal',
           code: 'internal_error',

@@ -6,7 +6,7 @@ import type { SessionPinRepo } from '../store';
 import { effectiveExpiration, type QueueLimits, resolveLimits } from './admission';
 import { SessionAffinity } from './affinity';
 import { DeferredFlush } from './deferred-flush';
-import { NO_RATE_LIMIT, type QueueSlot, RequestQueues } from './request-queue';
+import { NO_RATE_LIMIT, QueueRejection, type QueueSlot, RequestQueues } from './request-queue';
 import { type Permit, Semaphore, type SemaphoreOptions } from './semaphore';
 
 export interface FlowDeps {
@@ -98,8 +98,8 @@ export class FlowControl {
   }
 
   /**
-   * Takes the `maxConcurrent` permit (FIFO, fail-open), then a request-queue slot (which may
-   * reject with a QueueRejection). `onExpire` fires if the queue's execution limit ends the job.
+   * Takes the `maxConcurrent` permit (FIFO, fail-open), then a request-queue slot, or answers
+   * the queue's refusal as a QueueRejection value. `onExpire` fires if the queue's execution limit ends the job.
    * `cancel.signal` (client gone, deadline) ends a wait; it is read only when there is one.
    */
   async hold(
@@ -108,7 +108,7 @@ export class FlowControl {
     upstreamTotalMs: number,
     cancel: { readonly signal: AbortSignal },
     onExpire: () => void,
-  ): Promise<FlowHold> {
+  ): Promise<FlowHold | QueueRejection> {
     const semaphore = this.semaphore(conn);
     // Nothing to wait for is the common case: take both at once, without a turn of the loop.
     const permit = semaphore.tryAcquire() ?? (await semaphore.acquire(cancel.signal));
@@ -119,21 +119,19 @@ export class FlowControl {
     }
     const limits = this.limits(conn);
     const rateLimit = conn.options?.rateLimit ?? NO_RATE_LIMIT;
-    let slot: QueueSlot;
-    try {
-      slot =
-        this.queues.tryAcquire(provider, conn.id, rateLimit, limits) ??
-        (await this.queues.acquire(
-          provider,
-          conn.id,
-          rateLimit,
-          limits,
-          effectiveExpiration(limits, upstreamTotalMs),
-          cancel.signal,
-        ));
-    } catch (err) {
+    const slot =
+      this.queues.tryAcquire(provider, conn.id, rateLimit, limits) ??
+      (await this.queues.acquire(
+        provider,
+        conn.id,
+        rateLimit,
+        limits,
+        effectiveExpiration(limits, upstreamTotalMs),
+        cancel.signal,
+      ));
+    if (slot instanceof QueueRejection) {
       permit.release();
-      throw err;
+      return slot;
     }
     slot.onExpire(onExpire);
     return new Hold(permit, slot);

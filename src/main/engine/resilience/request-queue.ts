@@ -11,14 +11,16 @@ export interface RateLimit {
 /** A connection without configured limits (shared, never mutated). */
 export const NO_RATE_LIMIT: Readonly<RateLimit> = Object.freeze({});
 
-export class QueueRejection extends Error {
+/**
+ * A request the queue turned away: a value the caller decides on (skip this connection), not an
+ * exception, so a refusal costs no stack trace and cannot be mistaken for a failure.
+ */
+export class QueueRejection {
   constructor(
     readonly code: QueueCode,
     readonly retryAfterMs: number | null,
-    message: string,
-  ) {
-    super(message);
-  }
+    readonly message: string,
+  ) {}
 }
 
 /** A running job's hold on the limiter; released in `finally`, safe twice. */
@@ -131,9 +133,9 @@ export class RequestQueues {
   }
 
   /**
-   * Waits for a slot. Rejects with `RATE_LIMIT_QUEUE_FULL` at once when too many already wait,
-   * `RATE_LIMIT_QUEUE_TIMEOUT` when the wait budget runs out (the job then never runs), or
-   * resolves with the slot the attempt holds until it ends.
+   * Waits for a slot. Resolves with a `RATE_LIMIT_QUEUE_FULL` rejection at once when too many
+   * already wait, `RATE_LIMIT_QUEUE_TIMEOUT` when the wait budget runs out (the job then never
+   * runs), or the slot the attempt holds until it ends.
    */
   acquire(
     provider: string,
@@ -142,13 +144,13 @@ export class RequestQueues {
     limits: QueueLimits,
     expirationMs: number,
     signal: AbortSignal,
-  ): Promise<QueueSlot> {
+  ): Promise<QueueSlot | QueueRejection> {
     const e = this.entry(provider, connection, rateLimit);
     const queued = waitingForSlot(e);
     const decision = admit(queued, limits);
     if (!decision.admit) {
       e.rejected++;
-      return Promise.reject(
+      return Promise.resolve(
         new QueueRejection(
           decision.code,
           decision.retryAfterMs,
@@ -160,22 +162,22 @@ export class RequestQueues {
     if (!isLimited(e)) return Promise.resolve(new FreeSlot(e));
     // A client already gone does not join the line (its abort event has fired already).
     if (signal.aborted) {
-      return Promise.reject(
+      return Promise.resolve(
         new QueueRejection('RATE_LIMIT_QUEUE_TIMEOUT', null, 'client disconnected while queued'),
       );
     }
     e.waiting++;
-    return new Promise<QueueSlot>((resolve, reject) => {
+    return new Promise<QueueSlot | QueueRejection>((resolve) => {
       let state: 'waiting' | 'running' | 'gone' = 'waiting';
       let finish: () => void = () => {};
       const expireListeners: Array<() => void> = [];
-      const leaveQueue = (err: Error | null) => {
+      const leaveQueue = (rejection: QueueRejection) => {
         if (state !== 'waiting') return;
         state = 'gone';
         e.waiting--;
         clearTimeout(timer);
         signal.removeEventListener('abort', onAbort);
-        if (err) reject(err);
+        resolve(rejection);
       };
       const timer = setTimeout(() => {
         e.rejected++;

@@ -1,0 +1,134 @@
+import { classify } from '../../resilience/error-rules';
+import { NO_RATE_LIMIT } from '../../resilience/request-queue';
+import type { Candidate } from '../../routing/resolve';
+import type { WireFormat } from '../../translate';
+import { classifyAttemptError, readBounded } from '../../upstream/attempt';
+import { peekOpeningError, type StreamOpeningError } from '../../upstream/first-event';
+import { upstreamHeaders } from '../../upstream/headers';
+import { type UpstreamResponse, upstreamPath } from '../../upstream/pools';
+import { rewriteTopLevelModel } from '../../wire/model-rewrite';
+import type { Attempt, CallOutcome } from './attempt';
+import { bodyOf, type RequestContext } from './context';
+import { ExecutionExpiredError } from './hold';
+import { translatedFor } from './translate';
+
+const ERROR_BODY_LIMIT = 64 * 1024;
+const NO_EXTRA_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+const EXPIRED: CallOutcome = Object.freeze({ kind: 'expired' });
+const GONE: CallOutcome = Object.freeze({ kind: 'gone' });
+
+/**
+ * The last attempt stage: the upstream call. Sends the request (through the subscription lane
+ * for Anthropic subscription accounts, §2), reads an event stream's opening event (an error
+ * there is handled like that error's status, §7), learns rate limits and the egress address
+ * from the answer's head, and classifies an error answer. Nothing has reached the client yet.
+ */
+export async function call(a: Attempt): Promise<CallOutcome> {
+  const { ctx, candidate, deps, cancel } = a;
+  let upstream: UpstreamResponse;
+  let opening: StreamOpeningError | null = null;
+  try {
+    const secret = ctx.catalog.secretOf(candidate.connection);
+    // The body is made inside, not captured: a frame that outlives the call should not keep a
+    // copy of the request body alive with it.
+    const send = (extra: Readonly<Record<string, string>>): Promise<UpstreamResponse> => {
+      if (cancel.reason) return Promise.reject(cancel.reason);
+      const body = bodyFor(ctx, candidate);
+      const exchange = deps.pools.request({
+        provider: candidate.target.provider,
+        path: upstreamPathFor(ctx, candidate),
+        headers: upstreamHeaders(
+          ctx.req.headers,
+          candidate.target.provider,
+          secret,
+          body.length,
+          ctx.stream,
+          extra,
+        ),
+        body,
+        timeouts: { ...a.timeouts, totalMs: a.remaining },
+      });
+      cancel.bind(exchange);
+      return exchange.response;
+    };
+    // Anthropic subscription accounts (§2): a 5-hour limit 429 is answered on this connection
+    // (limit reset, low-priority lane) before classification and cooldown see it.
+    upstream = deps.subscription?.applies(candidate)
+      ? await deps.subscription.send(
+          candidate,
+          secret,
+          a.startedAt + a.remaining,
+          cancel.signal,
+          send,
+        )
+      : await send(NO_EXTRA_HEADERS);
+    if (isEventStream(upstream) && upstream.statusCode === 200) {
+      opening = await peekOpeningError(upstream.body);
+    }
+  } catch (err) {
+    if (cancel.reason instanceof ExecutionExpiredError) return EXPIRED;
+    const failure = classifyAttemptError(err, cancel);
+    if (failure.kind === 'client_abort') return GONE;
+    return { kind: 'unreachable', failure };
+  }
+  const connId = candidate.connection.id;
+  deps.flow.queues.learn(
+    candidate.target.provider.id,
+    connId,
+    candidate.connection.options?.rateLimit ?? NO_RATE_LIMIT,
+    upstream.headers,
+  );
+  ctx.egressIp = deps.pools.egressOf(candidate.target.provider.id);
+  if (ctx.egressIp) deps.resilience.noteEgress(connId, ctx.egressIp, a.startedAt);
+  const status = opening?.status ?? upstream.statusCode;
+  if (status < 400) return { kind: 'answered', upstream };
+  const raw = opening?.raw ?? (await readBounded(upstream.body, ERROR_BODY_LIMIT));
+  if (opening) upstream.body.destroy();
+  const cls = classify(
+    {
+      provider: candidate.target.provider.id,
+      status,
+      headers: upstream.headers,
+      bodyText: raw.toString('utf8'),
+    },
+    deps.errorRules(),
+    ctx.now(),
+  );
+  return {
+    kind: 'refused',
+    held: { candidate, status, headers: upstream.headers, raw, cls },
+    opening: opening !== null,
+  };
+}
+
+export function isEventStream(upstream: UpstreamResponse): boolean {
+  return String(upstream.headers['content-type'] ?? '').includes('text/event-stream');
+}
+
+function bodyFor(ctx: RequestContext, candidate: Candidate): Buffer {
+  const model = candidate.target.model;
+  const translated = translatedFor(ctx, candidate);
+  if (translated) return Buffer.from(JSON.stringify({ ...translated.json, model }));
+  // Pass the client's bytes through untouched unless the upstream knows the model by another
+  // name (combos, `provider/model`); then only the model's bytes change, unless the byte-level
+  // edit cannot be shown safe (see model-rewrite.ts).
+  if (model === ctx.model) return ctx.raw;
+  return (
+    rewriteTopLevelModel(ctx.raw, model, true) ??
+    Buffer.from(JSON.stringify({ ...bodyOf(ctx), model }))
+  );
+}
+
+const WIRE_PATHS: Record<WireFormat, string> = {
+  anthropic: '/v1/messages',
+  'openai-chat': '/chat/completions',
+  'openai-responses': '/responses',
+};
+
+function upstreamPathFor(ctx: RequestContext, candidate: Candidate): string {
+  const translated = translatedFor(ctx, candidate);
+  // A translated request goes to the other API's own path; the client's query is for its API.
+  if (translated) return WIRE_PATHS[translated.wire];
+  // The query passes through too: Claude Code sends `/v1/messages?beta=true`.
+  return upstreamPath(candidate.target.provider.format, ctx.endpoint.path) + ctx.search;
+}

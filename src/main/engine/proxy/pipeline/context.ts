@@ -1,0 +1,174 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ClientFormat, GatewayApiKeyConfig } from '../../../../shared/contract';
+import type { Catalog } from '../../config/catalog';
+import type { ManagedLease } from '../../resilience/lease-service';
+import type { Candidate } from '../../routing/resolve';
+import type { ThroughputWatchdogOptions } from '../../settings/resilience-defaults';
+import type { WireFormat } from '../../translate';
+import { emptyUsage, type Usage } from '../../usage/usage';
+import { type Endpoint, findEndpoint, formatForUnknownPath } from '../endpoints';
+import type { Decision } from './decision';
+import type { PipelineDeps } from './deps';
+
+/** A stage of the front door: it may refuse, or answer itself (the model list, the dashboard). */
+export interface DoorStage {
+  readonly name: string;
+  run(door: Door, deps: PipelineDeps): Decision | Promise<Decision>;
+}
+
+/** A stage of a request whose body is in; `after` runs in reverse order once it is answered. */
+export interface RequestStage {
+  readonly name: string;
+  run(ctx: RequestContext, deps: PipelineDeps): Decision | Promise<Decision>;
+  after?(ctx: RequestContext, deps: PipelineDeps): void;
+}
+
+/** A request at the front door: nothing about it is trusted or read yet. */
+export interface Door {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly url: URL;
+  /** The endpoint the path names, or null (the model list, the dashboard, unknown paths). */
+  readonly endpoint: Endpoint | null;
+  /** The API format refusals are written in. */
+  readonly format: ClientFormat;
+  /** The gateway API key the client presented (null when none are configured). */
+  key: GatewayApiKeyConfig | null;
+  /** The body, once read; refusals before it close the connection. */
+  raw: Buffer | null;
+}
+
+export function doorFor(req: IncomingMessage, res: ServerResponse, url: URL): Door {
+  const endpoint = findEndpoint(url.pathname) ?? null;
+  return {
+    req,
+    res,
+    url,
+    endpoint,
+    format:
+      endpoint?.format ?? formatForUnknownPath(url.pathname, req.headers['anthropic-version']),
+    key: null,
+    raw: null,
+  };
+}
+
+/** A request body put in another API's format for one kind of upstream (see translate/). */
+export interface TranslatedBody {
+  wire: WireFormat;
+  json: Record<string, unknown>;
+  /** What the translation left out knowingly: the `X-Breakwater-Dropped` header. */
+  dropped: string;
+  /** Freeform tools of a Responses client, whose calls go back as `custom_tool_call`. */
+  customTools: ReadonlySet<string>;
+}
+
+/** Everything one client request accumulates on its way through the stages. */
+export interface RequestContext {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly endpoint: Endpoint;
+  /** The client's query string (`?…` or empty). */
+  readonly search: string;
+  readonly now: () => number;
+  readonly started: number;
+  readonly bytesIn: number;
+  /** The gateway API key this request presented, if keys are configured. */
+  readonly key: GatewayApiKeyConfig | null;
+  /** Providers, connections and combos as they were when the request came in. */
+  readonly catalog: Catalog;
+  model: string;
+  stream: boolean;
+  /** The request parsed, or null until something needs it (see `bodyOf`). */
+  parsed: Record<string, unknown> | null;
+  raw: Buffer;
+  /** Steps routing took, for the log and the `X-Breakwater-Decision` header. */
+  steps: string[];
+  /** The candidates routing found, in the order to try them. */
+  candidates: readonly Candidate[];
+  served: Candidate | null;
+  status: number;
+  ttfb: number | null;
+  bytesOut: number;
+  usage: Usage;
+  errorClass: string | null;
+  errorMessage: string | null;
+  clientGone: boolean;
+  /** Local address the upstream connection left from. */
+  egressIp: string | null;
+  /** Request bodies translated for other formats, by `wire|providerFormat` (see translate/). */
+  translated?: Map<string, TranslatedBody>;
+  /** The exclusive lease a managed request holds (it passed the fence). */
+  lease: ManagedLease | null;
+  /** Throughput watchdog settings (§6) for this request's streams; null when it is off. */
+  readonly watchdog: ThroughputWatchdogOptions | null;
+  /** Cancels the upstream attempt in flight when the client goes away (one listener per request). */
+  abortAttempt: (() => void) | null;
+}
+
+const NO_CANDIDATES: readonly Candidate[] = Object.freeze([]);
+
+/** The context of a request whose body is in: its clock starts now. */
+export function contextFor(
+  door: Door,
+  endpoint: Endpoint,
+  raw: Buffer,
+  deps: PipelineDeps,
+): RequestContext {
+  const url = door.req.url;
+  const q = url?.indexOf('?') ?? -1;
+  return {
+    req: door.req,
+    res: door.res,
+    endpoint,
+    search: q >= 0 && url ? url.slice(q) : '',
+    now: () => deps.clock.now(),
+    started: deps.clock.now(),
+    bytesIn: raw.length,
+    key: door.key,
+    catalog: deps.catalog(),
+    model: '',
+    stream: false,
+    parsed: null,
+    raw,
+    steps: [],
+    candidates: NO_CANDIDATES,
+    served: null,
+    status: 0,
+    ttfb: null,
+    bytesOut: 0,
+    usage: emptyUsage(),
+    errorClass: null,
+    errorMessage: null,
+    clientGone: false,
+    egressIp: null,
+    lease: null,
+    watchdog: deps.watchdog?.() ?? null,
+    abortAttempt: null,
+  };
+}
+
+/** The request as objects: parsed on first use when the parse stage only scanned it. */
+export function bodyOf(ctx: RequestContext): Record<string, unknown> {
+  ctx.parsed ??= JSON.parse(ctx.raw.toString('utf8')) as Record<string, unknown>;
+  return ctx.parsed;
+}
+
+const NO_BYTES = Buffer.alloc(0);
+
+/**
+ * The answer's head is written: no other candidate can serve this request any more, so the
+ * request body in its forms (bytes, parsed, translated) is let go instead of being held for as
+ * long as the stream runs; only undici keeps the copy it sent until the answer completes. With
+ * agent requests of 50-200 KB that is most of a stream's memory.
+ */
+export function committed(ctx: RequestContext): void {
+  ctx.raw = NO_BYTES;
+  ctx.parsed = {};
+  if (ctx.translated) for (const t of ctx.translated.values()) t.json = {};
+}
+
+export function markClientAbort(ctx: RequestContext): void {
+  ctx.status = 499;
+  ctx.errorClass = 'client_abort';
+  ctx.errorMessage = 'client disconnected before the answer was complete';
+}

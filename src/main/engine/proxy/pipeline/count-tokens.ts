@@ -1,0 +1,34 @@
+import { estimateInputTokens, parseRequest } from '../../translate';
+import { bodyOf, type RequestContext, type RequestStage } from './context';
+import { ANSWERED, CONTINUE, type Decision } from './decision';
+
+/**
+ * Request stage: `count_tokens` for a model whose first target is not an Anthropic provider.
+ * There is no such endpoint upstream, so the gateway estimates and says so
+ * (`X-Breakwater-Token-Count: estimate`).
+ */
+export const countTokens: RequestStage = {
+  name: 'count-tokens',
+  run(ctx: RequestContext): Decision {
+    const candidate = ctx.candidates[0]!;
+    if (!ctx.endpoint.countTokens || candidate.target.provider.format === 'anthropic') {
+      return CONTINUE;
+    }
+    const tokens = estimateInputTokens(parseRequest('anthropic', bodyOf(ctx)).value);
+    const body = JSON.stringify({ input_tokens: tokens });
+    ctx.served = candidate;
+    ctx.status = 200;
+    ctx.usage = { inputTokens: tokens, outputTokens: null, cachedTokens: null };
+    ctx.steps.push(`${candidate.target.label} estimated (no count_tokens upstream)`);
+    if (ctx.clientGone) return ANSWERED;
+    ctx.res.writeHead(200, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(body),
+      'x-breakwater-decision': ctx.steps.join('; '),
+      'x-breakwater-token-count': 'estimate',
+    });
+    ctx.res.end(body);
+    ctx.bytesOut = Buffer.byteLength(body);
+    return ANSWERED;
+  },
+};

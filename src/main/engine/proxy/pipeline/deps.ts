@@ -1,0 +1,68 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type {
+  GatewayApiKeyConfig,
+  RequestLogEntry,
+  UpstreamTimeouts,
+} from '../../../../shared/contract';
+import type { Clock } from '../../clock';
+import type { Catalog } from '../../config/catalog';
+import type { Logger } from '../../logger';
+import type { OperatorRule } from '../../resilience/error-rules';
+import type { FlowControl } from '../../resilience/flow-control';
+import type { LeaseService } from '../../resilience/lease-service';
+import type { ResilienceManager } from '../../resilience/manager';
+import type { SubscriptionService } from '../../resilience/subscription-service';
+import type { Candidate } from '../../routing/resolve';
+import type { ThroughputWatchdogOptions } from '../../settings/resilience-defaults';
+import type { UpstreamPools } from '../../upstream/pools';
+
+/** What the front door needs: who may call, how much they may send, whether to serve at all. */
+export interface FrontDoorDeps {
+  /** The bound host: requests naming another (DNS rebinding) are refused. */
+  host: string;
+  apiKeys: readonly GatewayApiKeyConfig[];
+  maxBodyBytes: number;
+  startedAt: number;
+  /** True while the operator has paused the proxy (503 `gateway_paused`). */
+  paused(): boolean;
+  /** The browser dashboard under `/ui`, when this host serves it; true when it answered. */
+  ui?(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean>;
+}
+
+export interface PipelineDeps extends FrontDoorDeps {
+  catalog(): Catalog;
+  /** The same object until settings change: merges with provider timeouts are kept by it. */
+  timeouts(): Readonly<UpstreamTimeouts>;
+  pools: UpstreamPools;
+  clock: Clock;
+  log: Logger;
+  /** Upstream attempts in flight, per connection (for the snapshot). */
+  inFlight: Map<string, number>;
+  /** Exclusive session leases (§10): fence, candidate plan, and where a managed request landed. */
+  leases?: LeaseService;
+  /** Called once per request with its log row (batched to SQLite and emitted as an event). */
+  record(entry: Omit<RequestLogEntry, 'id'>): void;
+  /** Breaker, cooldown and lockout state: decides which candidates may go, learns outcomes. */
+  resilience: ResilienceManager;
+  failoverBudgetMs(): number;
+  /** The emergency fallback target (`provider/model`) when set and switched on. */
+  emergencyFallback(): string | null;
+  errorRules(): readonly OperatorRule[];
+  /** maxConcurrent semaphores, request queues and session affinity. */
+  flow: FlowControl;
+  /** Anthropic subscription accounts: low-priority lane and limit reset (§2). */
+  subscription?: SubscriptionService;
+  cooldownWait(): Readonly<CooldownWaitSettings>;
+  /** Reports a queue rejection for the event stream. */
+  events?(r: { code: string; candidate: Candidate; message: string }): void;
+  /** Stream throughput watchdog settings (§6) when it is switched on, else null. */
+  watchdog?(): ThroughputWatchdogOptions | null;
+}
+
+/** `comboCooldownWait.*`: waiting out a short rate-limit cooldown instead of failing. */
+export interface CooldownWaitSettings {
+  enabled: boolean;
+  maxWaitMs: number;
+  maxAttempts: number;
+  budgetMs: number;
+}

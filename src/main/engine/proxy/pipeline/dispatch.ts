@@ -1,0 +1,355 @@
+import { sessionIdOf } from '../../resilience/affinity';
+import { noTargetAnswer } from '../../routing/no-target';
+import { type Candidate, expandCandidates, routeModel } from '../../routing/resolve';
+import type { UpstreamResponse } from '../../upstream/pools';
+import type { GatewayError } from '../../wire/client-errors';
+import { WATCHDOG_ERROR_CLASS } from '../stream-watch';
+import { fail, relayError } from './answer';
+import {
+  Attempt,
+  type AttemptOutcome,
+  type AttemptStage,
+  type DispatchState,
+  type HeldError,
+} from './attempt';
+import { call } from './call';
+import { markClientAbort, type RequestContext, type RequestStage } from './context';
+import { cooldownWaitMs, type PassedOver } from './cooldown-wait';
+import { ANSWERED, type Skip } from './decision';
+import type { PipelineDeps } from './deps';
+import { queueRefusal } from './hold';
+import { preferenceOrder } from './order';
+import { relay } from './relay';
+import { translateFor } from './translate';
+
+/** Fresh starts after a watchdog trip before any byte reached the client, per request. */
+const WATCHDOG_RETRIES = 2;
+
+const SERVED: AttemptOutcome = Object.freeze({ kind: 'served' });
+const BROKE: AttemptOutcome = Object.freeze({ kind: 'broke' });
+
+interface Excluded extends PassedOver {
+  target: string;
+}
+
+/**
+ * The dispatch stage: one request's way through its candidates. Rounds over them in order, each
+ * one through the attempt stages and the upstream call; failover while nothing has reached the
+ * client; a wait for a short rate-limit cooldown between rounds; then the answer, or the error
+ * that explains why there is none. A class: its state is one object per request.
+ */
+export class Dispatch implements DispatchState {
+  readonly budgetEnd: number;
+  readonly session: string | null;
+  attempted = 0;
+  queueRejection: DispatchState['queueRejection'] = null;
+  untranslatable: GatewayError | null = null;
+  private readonly candidates: Candidate[];
+  private excluded: Excluded[] = [];
+  private fallbackAdded = false;
+  private lastNetwork: GatewayError | null = null;
+  private held: HeldError | null = null;
+  private waits = 0;
+  private waited = 0;
+  private watchdogRetries = 0;
+
+  constructor(
+    private readonly ctx: RequestContext,
+    private readonly deps: PipelineDeps,
+    private readonly stages: readonly AttemptStage[],
+    session: string | null,
+  ) {
+    this.budgetEnd = ctx.started + deps.failoverBudgetMs();
+    this.session = session;
+    const flow = deps.flow;
+    const pinned = session ? flow.pinned(session, ctx.now()) : null;
+    this.candidates = preferenceOrder(ctx.candidates, pinned, (c) => flow.saturated(c.connection));
+    if (pinned !== null && this.candidates[0]?.connection.id === pinned)
+      ctx.steps.push(`session pinned to ${pinned}`);
+  }
+
+  async run(): Promise<void> {
+    const ctx = this.ctx;
+    // Rounds: one pass over the candidates each (inline rather than a helper: one suspended
+    // async frame less for every stream in flight).
+    for (;;) {
+      for (
+        let i = 0;
+        i < this.candidates.length || (!this.fallbackAdded && this.addFallback());
+        i++
+      ) {
+        if (ctx.clientGone) return markClientAbort(ctx);
+        const now = ctx.now();
+        if (now >= this.budgetEnd) {
+          ctx.steps.push(`failover budget of ${this.deps.failoverBudgetMs()} ms used up`);
+          break;
+        }
+        const result = await this.attempt(
+          new Attempt(ctx, this.candidates[i]!, this.deps, this, now),
+        );
+        if (result === 'done') return;
+        // The throughput watchdog cut a stream before any byte reached the client: same again.
+        if (result === 'retry') i--;
+      }
+      if (ctx.clientGone) return;
+      const waitMs = this.cooldownWait();
+      if (waitMs === null) break;
+      ctx.steps.push(`waited ${Math.ceil(waitMs / 1000)} s for a rate-limit cooldown`);
+      this.waits++;
+      this.waited += waitMs;
+      await this.sleepUnlessGone(waitMs);
+      if (ctx.clientGone) return markClientAbort(ctx);
+      this.excluded = [];
+      this.held = null;
+      this.lastNetwork = null;
+      this.queueRejection = null;
+    }
+
+    const res = ctx.res;
+    if (this.held) return relayError(ctx, res, this.held, ctx.catalog);
+    if (this.lastNetwork) return fail(ctx, res, this.lastNetwork);
+    if (this.queueRejection && this.attempted === 0)
+      return fail(ctx, res, queueRefusal(this.queueRejection));
+    if (this.untranslatable && this.excluded.every((e) => e.reason === 'untranslatable')) {
+      return fail(ctx, res, this.untranslatable);
+    }
+    return fail(ctx, res, this.allExcluded());
+  }
+
+  /**
+   * One candidate: the attempt stages in order (the first that skips passes it over), the call,
+   * the relay of its answer; then each stage entered learns the outcome, in reverse order, and
+   * the capacity the attempt holds is given back.
+   */
+  private async attempt(a: Attempt): Promise<'done' | 'next' | 'retry'> {
+    const ctx = this.ctx;
+    const stages = this.stages;
+    let entered = 0;
+    try {
+      for (; entered < stages.length; entered++) {
+        let decision = stages[entered]!.enter(a);
+        if (decision instanceof Promise) decision = await decision;
+        if (ctx.clientGone) {
+          markClientAbort(ctx);
+          return 'done';
+        }
+        if (decision.kind === 'skip') {
+          this.skip(a.label, decision);
+          return 'next';
+        }
+      }
+      const called = await call(a);
+      const outcome = called.kind === 'answered' ? await this.relay(a, called.upstream) : called;
+      for (let i = entered - 1; i >= 0; i--) stages[i]!.settle?.(a, outcome);
+      return this.after(a, outcome);
+    } finally {
+      a.handle.release();
+      ctx.abortAttempt = null;
+    }
+  }
+
+  private async relay(a: Attempt, upstream: UpstreamResponse): Promise<AttemptOutcome> {
+    const ctx = this.ctx;
+    ctx.steps.push(`${a.label} served${this.attempted > 1 ? ` (attempt ${this.attempted})` : ''}`);
+    // Earlier attempts' failures stay in the decision; the outcome is this attempt's.
+    ctx.errorClass = null;
+    ctx.errorMessage = null;
+    const relayed = await relay(ctx, ctx.res, upstream, a.cancel, a.candidate);
+    if (relayed === 'retry' || ctx.errorClass === WATCHDOG_ERROR_CLASS) {
+      return { kind: 'tripped', beforeCommit: relayed === 'retry' };
+    }
+    return brokeOffUpstream(ctx.errorClass) ? BROKE : SERVED;
+  }
+
+  /** What the dispatch does next after an attempt's outcome. */
+  private after(a: Attempt, outcome: AttemptOutcome): 'done' | 'next' | 'retry' {
+    const ctx = this.ctx;
+    switch (outcome.kind) {
+      case 'served':
+      case 'broke':
+        return 'done';
+      case 'gone':
+        markClientAbort(ctx);
+        return 'done';
+      case 'expired': {
+        const provider = a.candidate.target.provider.id;
+        const connection = a.candidate.connection.id;
+        this.deps.flow.queues.countRejection(provider, connection);
+        fail(ctx, ctx.res, {
+          status: 504,
+          kind: 'timeout',
+          code: 'RATE_LIMIT_EXECUTION_TIMEOUT',
+          message: `the request ran longer than the queue's execution limit for ${provider}/${connection} (rateLimit.executionMaxWaitMs)`,
+        });
+        return 'done';
+      }
+      case 'unreachable': {
+        const { failure } = outcome;
+        ctx.steps.push(`${a.label} failed (${failure.message})`);
+        ctx.errorClass = failure.errorClass;
+        ctx.errorMessage = `${a.candidate.target.label}: ${failure.message}`;
+        const timeout = failure.errorClass.startsWith('timeout');
+        this.lastNetwork = {
+          status: timeout ? 504 : 502,
+          kind: timeout ? 'timeout' : 'upstream',
+          code: timeout ? 'upstream_timeout' : 'upstream_unreachable',
+          message: `no upstream could answer: ${ctx.steps.filter((s) => s.includes('failed')).join('; ')}`,
+        };
+        this.held = null;
+        return 'next';
+      }
+      case 'refused': {
+        const { held, opening } = outcome;
+        const { cls, status } = held;
+        const restated = cls.restatedBy ? ` restated to ${cls.status}` : '';
+        const how = opening ? `error event opening a 200 stream, as ${status}` : `HTTP ${status}`;
+        ctx.steps.push(`${a.label} failed (${how}${restated}, ${cls.reason})`);
+        this.held = held;
+        this.lastNetwork = null;
+        // Nothing has reached the client yet, so another candidate can still serve it.
+        if (cls.failover) return 'next';
+        relayError(ctx, ctx.res, held, ctx.catalog);
+        return 'done';
+      }
+      case 'tripped':
+        return this.watchdogTripped(a.label, outcome.beforeCommit);
+    }
+  }
+
+  /**
+   * After a watchdog trip: once bytes reached the client the stream already ended with an error
+   * event; before that, the request starts again on the same connection, at most
+   * WATCHDOG_RETRIES times, and then moves on like after a network failure.
+   */
+  private watchdogTripped(label: string, beforeCommit: boolean): 'done' | 'next' | 'retry' {
+    const ctx = this.ctx;
+    ctx.steps.push(`${label} cut by the throughput watchdog (${ctx.errorMessage})`);
+    if (!beforeCommit) return 'done';
+    ctx.ttfb = null;
+    if (this.watchdogRetries < WATCHDOG_RETRIES) {
+      this.watchdogRetries++;
+      return 'retry';
+    }
+    this.held = null;
+    this.lastNetwork = {
+      status: 504,
+      kind: 'timeout',
+      code: 'upstream_throughput_too_low',
+      message: `no upstream produced output fast enough: ${ctx.steps.filter((s) => s.includes('watchdog')).join('; ')}`,
+    };
+    return 'next';
+  }
+
+  private skip(label: string, d: Skip): void {
+    this.excluded.push({
+      target: label,
+      reason: d.reason,
+      retryAfterMs: d.retryAfterMs,
+      errorType: d.errorType,
+    });
+    if (d.step !== null) this.ctx.steps.push(`${label} skipped (${d.reason})`);
+    this.deps.log.debug(`proxy: ${label} skipped: ${d.detail}`);
+  }
+
+  private cooldownWait(): number | null {
+    const held = this.held;
+    return cooldownWaitMs({
+      settings: this.deps.cooldownWait(),
+      waits: this.waits,
+      waited: this.waited,
+      attempted: this.attempted,
+      excluded: this.excluded,
+      networkFailure: this.lastNetwork !== null,
+      held: held ? { status: held.cls.status, reason: held.cls.reason } : null,
+      heldRetryAfterMs: () =>
+        held
+          ? (this.deps.resilience.exclusion(held.candidate, this.ctx.now())?.retryAfterMs ?? null)
+          : null,
+      now: this.ctx.now(),
+      budgetEnd: this.budgetEnd,
+    });
+  }
+
+  private sleepUnlessGone(ms: number): Promise<void> {
+    const res = this.ctx.res;
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        res.off('close', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      res.once('close', done);
+    });
+  }
+
+  /** The emergency fallback joins once every other candidate was excluded or failed. */
+  private addFallback(): boolean {
+    this.fallbackAdded = true;
+    const { ctx, deps } = this;
+    const ref = deps.emergencyFallback();
+    if (!ref) return false;
+    const routed = routeModel(ctx.catalog, ref);
+    if (routed.expansion === null) {
+      deps.log.warn(`proxy: emergency fallback "${ref}" does not resolve; ignored`);
+      return false;
+    }
+    const targets = translateFor(ctx, routed.resolution.targets);
+    if ('status' in targets) return false;
+    const extra = expandCandidates(targets).candidates.filter(
+      (c) =>
+        !this.candidates.some(
+          (q) => q.target.label === c.target.label && q.connection.id === c.connection.id,
+        ) &&
+        (deps.leases?.allows(ctx.lease, c, ctx.now()) ?? true),
+    );
+    if (extra.length === 0) return false;
+    ctx.steps.push(`emergency fallback ${ref}`);
+    this.candidates.push(...extra);
+    return true;
+  }
+
+  private allExcluded(): GatewayError {
+    const answer = noTargetAnswer(
+      this.ctx.model,
+      this.excluded,
+      this.candidates.length,
+      this.attempted,
+    );
+    if (answer.status === 503) {
+      this.deps.log.warn(
+        `proxy: every target of "${this.ctx.model}" is cooling down: ${this.excluded
+          .map(
+            (e) =>
+              `${e.target} ${e.reason}${e.retryAfterMs !== null ? ` ${Math.ceil(e.retryAfterMs / 1000)} s` : ' (needs an operator)'}`,
+          )
+          .join(', ')}`,
+      );
+    }
+    return answer;
+  }
+}
+
+/**
+ * The upstream broke its answer after the head (reset, stall, an error event mid-stream, a body
+ * that is not what it claimed): a provider failure, not a success.
+ */
+function brokeOffUpstream(errorClass: string | null): boolean {
+  return (
+    errorClass !== null &&
+    (errorClass.startsWith('stream_') ||
+      errorClass === 'upstream_stream_error' ||
+      errorClass === 'upstream_invalid_response')
+  );
+}
+
+/** The dispatch stage, running each candidate through `attempt` stages. */
+export function dispatch(attempt: readonly AttemptStage[]): RequestStage {
+  return {
+    name: 'dispatch',
+    async run(ctx, deps) {
+      await new Dispatch(ctx, deps, attempt, sessionIdOf(ctx.req.headers)).run();
+      return ANSWERED;
+    },
+  };
+}

@@ -1,0 +1,32 @@
+import { isLoopbackAddress, matchGatewayKey, presentedKey } from '../../wire/guard';
+import type { Door, DoorStage } from './context';
+import { CONTINUE, type Decision, reply } from './decision';
+import type { PipelineDeps } from './deps';
+
+/**
+ * Front door: who is calling. With gateway API keys configured, the client presents one of them
+ * (`Authorization: Bearer` or `x-api-key`); with none, only clients on this machine are served.
+ */
+export const identify: DoorStage = {
+  name: 'identify',
+  run(door: Door, deps: PipelineDeps): Decision {
+    if (deps.apiKeys.length > 0) {
+      door.key = matchGatewayKey(deps.apiKeys, presentedKey(door.req.headers));
+      if (door.key) return CONTINUE;
+      return reply({
+        status: 401,
+        kind: 'authentication',
+        code: 'invalid_api_key',
+        message:
+          'this gateway requires one of its API keys (Authorization: Bearer <key> or x-api-key)',
+      });
+    }
+    if (isLoopbackAddress(door.req.socket.remoteAddress)) return CONTINUE;
+    return reply({
+      status: 403,
+      kind: 'permission',
+      code: 'loopback_only',
+      message: 'no gateway API keys are configured, so only clients on this machine are served',
+    });
+  },
+};

@@ -1,0 +1,203 @@
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { Candidate } from '../../routing/resolve';
+import { type CancelState, classifyAttemptError } from '../../upstream/attempt';
+import { clientResponseHeaders } from '../../upstream/headers';
+import type { UpstreamResponse } from '../../upstream/pools';
+import type { BodyReader } from '../../upstream/upstream-body';
+import { mergeUsage, SseUsageObserver, usageOfBody } from '../../usage/usage';
+import { streamErrorEvent } from '../../wire/client-errors';
+import { HOLD_LIMIT_BYTES, type StreamWatch, ThroughputTripError } from '../stream-watch';
+import { addDecisionHeaders } from './answer';
+import { isEventStream } from './call';
+import { committed, markClientAbort, type RequestContext } from './context';
+import { relayTranslated } from './relay-translated';
+import { translatedFor } from './translate';
+import { watchdogEnding, watchFor } from './watchdog-ending';
+
+const NON_STREAM_USAGE_LIMIT = 4 * 1024 * 1024;
+
+/**
+ * Relay stage: passes an upstream answer on to the client, with backpressure; translated
+ * event by event when the provider speaks another API. Settles with 'retry' when the watchdog
+ * cut the stream before any byte reached the client.
+ */
+export function relay(
+  ctx: RequestContext,
+  res: ServerResponse,
+  upstream: UpstreamResponse,
+  signal: CancelState,
+  candidate: Candidate,
+): Promise<'retry' | undefined> {
+  const translated = translatedFor(ctx, candidate);
+  if (translated) return relayTranslated(ctx, res, upstream, signal, candidate, translated.wire);
+  return new PassThroughRelay(ctx, res, upstream, signal, candidate).done;
+}
+
+/**
+ * Relays an answer in the client's own format: each chunk is written as it arrives, the
+ * upstream socket paused while the client's is full. One object per answer and no promise per
+ * chunk: it reads the body as a `BodyReader`, and `done` settles when the answer has ended,
+ * broken off or been cut by the watchdog ('retry' when that happened before any byte went out).
+ */
+class PassThroughRelay implements BodyReader {
+  readonly done: Promise<'retry' | undefined>;
+  private settle!: (outcome: 'retry' | undefined) => void;
+  private crash!: (err: unknown) => void;
+  private readonly isSse: boolean;
+  /** Until the head is written; let go after. */
+  private headers: OutgoingHttpHeaders | null;
+  private readonly watch: StreamWatch | null;
+  /** With the watchdog on, the head and the events before the first useful one wait here (§6). */
+  private pending: Buffer[] | null;
+  private pendingBytes = 0;
+  private readonly observer: SseUsageObserver | null;
+  /** A whole answer's bytes, read for its usage at the end (up to NON_STREAM_USAGE_LIMIT). */
+  private kept: Buffer[] = [];
+  private keptBytes = 0;
+
+  constructor(
+    private readonly ctx: RequestContext,
+    private readonly res: ServerResponse,
+    private readonly upstream: UpstreamResponse,
+    private readonly signal: CancelState,
+    private readonly candidate: Candidate,
+  ) {
+    this.done = new Promise((resolve, reject) => {
+      this.settle = resolve;
+      this.crash = reject;
+    });
+    const isSse = isEventStream(upstream);
+    this.isSse = isSse;
+    const headers = clientResponseHeaders(upstream.headers);
+    const contentLength = upstream.headers['content-length'];
+    if (!isSse && typeof contentLength === 'string') headers['content-length'] = contentLength;
+    if (isSse) {
+      headers['cache-control'] = 'no-cache';
+      headers['x-accel-buffering'] = 'no';
+    }
+    this.headers = headers;
+    ctx.status = upstream.statusCode;
+    this.watch = isSse ? watchFor(ctx, ctx.endpoint.format, upstream) : null;
+    this.pending = this.watch ? [] : null;
+    this.observer = isSse ? new SseUsageObserver() : null;
+    if (!this.watch) this.open();
+    upstream.body.read(this);
+    // The head leaves with the first write: the opening event read ahead by the peek, or a
+    // whole body, is written just above. A stream with nothing to show yet still gets its head
+    // now, so its client is not kept waiting for the first token to see it. (One write instead of
+    // two: on a virtual machine each write that wakes the client costs tenths of a millisecond.)
+    if (this.isSse && this.headers === null && ctx.bytesOut === 0) res.flushHeaders();
+  }
+
+  private open(): void {
+    this.res.writeHead(
+      this.upstream.statusCode,
+      addDecisionHeaders(this.headers!, this.ctx, this.candidate),
+    );
+    this.headers = null;
+    committed(this.ctx);
+  }
+
+  /** Writes the head and hands back what was held, joined. */
+  private release(): Buffer {
+    this.open();
+    const out = Buffer.concat(this.pending ?? [], this.pendingBytes);
+    this.pending = null;
+    return out;
+  }
+
+  data(chunk: Buffer): boolean {
+    const ctx = this.ctx;
+    let buf = chunk;
+    if (ctx.ttfb === null) ctx.ttfb = ctx.now() - ctx.started;
+    if (this.observer) this.observer.push(buf);
+    else if (this.keptBytes < NON_STREAM_USAGE_LIMIT) {
+      this.kept.push(buf);
+      this.keptBytes += buf.length;
+    }
+    if (this.watch) {
+      this.watch.push(buf);
+      if (this.pending) {
+        this.pending.push(buf);
+        this.pendingBytes += buf.length;
+        if (!this.watch.committed && this.pendingBytes < HOLD_LIMIT_BYTES) return true;
+        buf = this.release();
+      }
+    }
+    ctx.bytesOut += buf.length;
+    if (this.res.write(buf)) return true;
+    // A client gone meanwhile is handled by the request's close listener, which cancels the
+    // call; the body then fails and `error` ends the relay.
+    this.res.once('drain', () => this.upstream.body.resume());
+    return false;
+  }
+
+  end(): void {
+    try {
+      this.watch?.stop();
+      const { ctx, res } = this;
+      if (ctx.clientGone) {
+        markClientAbort(ctx);
+        this.settle(undefined);
+        return;
+      }
+      if (this.pending) {
+        // The stream ended before any useful event: what it sent goes out as it was.
+        const held = this.release();
+        ctx.bytesOut += held.length;
+        res.end(held);
+      } else res.end();
+      if (this.observer) ctx.usage = this.observer.usage;
+      else if (this.keptBytes > 0 && this.keptBytes < NON_STREAM_USAGE_LIMIT) {
+        const kept = this.kept;
+        mergeUsage(ctx.usage, usageOfBody(kept.length === 1 ? kept[0]! : Buffer.concat(kept)));
+      }
+      this.kept = [];
+      this.settle(undefined);
+    } catch (err) {
+      this.crash(err);
+    }
+  }
+
+  error(err: Error): void {
+    try {
+      this.settle(this.broke(err));
+    } catch (thrown) {
+      this.crash(thrown);
+    }
+  }
+
+  private broke(err: Error): 'retry' | undefined {
+    this.watch?.stop();
+    const { ctx, res, candidate } = this;
+    if (err instanceof ThroughputTripError && !ctx.clientGone) {
+      return watchdogEnding(ctx, res, ctx.endpoint.format, candidate, err, this.pending !== null);
+    }
+    if (this.pending) {
+      const held = this.release();
+      ctx.bytesOut += held.length;
+      res.write(held);
+    }
+    const failure = classifyAttemptError(err, this.signal);
+    if (failure.kind === 'client_abort' || ctx.clientGone) {
+      markClientAbort(ctx);
+      return undefined;
+    }
+    ctx.errorClass = `stream_${failure.errorClass}`;
+    ctx.errorMessage = `${candidate.target.label}: ${failure.message} after ${ctx.bytesOut} bytes`;
+    if (this.isSse) {
+      // The status line is gone; a well-formed error event is the only honest ending.
+      res.end(
+        streamErrorEvent(ctx.endpoint.format, {
+          status: 502,
+          kind: 'upstream',
+          code: 'upstream_stream_interrupted',
+          message: `the upstream stream from ${candidate.target.label} broke off: ${failure.message}`,
+        }),
+      );
+    } else {
+      res.destroy();
+    }
+    return undefined;
+  }
+}

@@ -1,0 +1,42 @@
+import type { ServerResponse } from 'node:http';
+import type { Candidate } from '../../routing/resolve';
+import type { WireFormat } from '../../translate';
+import type { UpstreamResponse } from '../../upstream/pools';
+import { streamErrorEvent } from '../../wire/client-errors';
+import { StreamWatch, type ThroughputTripError, WATCHDOG_ERROR_CLASS } from '../stream-watch';
+import type { RequestContext } from './context';
+
+/** The relay's watchdog for one upstream stream, when the watchdog is switched on. */
+export function watchFor(
+  ctx: RequestContext,
+  format: WireFormat,
+  upstream: UpstreamResponse,
+): StreamWatch | null {
+  return ctx.watchdog ? new StreamWatch(format, ctx.watchdog, ctx.now, upstream.body) : null;
+}
+
+/**
+ * A watchdog trip: before any byte reached the client, nothing is written and the caller starts
+ * again ('retry'); after, the stream ends with an error event in the client's format.
+ */
+export function watchdogEnding(
+  ctx: RequestContext,
+  res: ServerResponse,
+  client: WireFormat,
+  candidate: Candidate,
+  trip: ThroughputTripError,
+  beforeCommit: boolean,
+): 'retry' | undefined {
+  ctx.errorClass = WATCHDOG_ERROR_CLASS;
+  ctx.errorMessage = `${candidate.target.label}: ${trip.message}`;
+  if (beforeCommit) return 'retry';
+  res.end(
+    streamErrorEvent(client, {
+      status: 504,
+      kind: 'timeout',
+      code: 'upstream_throughput_too_low',
+      message: `the stream from ${candidate.target.label} was cut: ${trip.message}`,
+    }),
+  );
+  return undefined;
+}
