@@ -196,8 +196,8 @@ function budgetRefusal(signal: UnifiedSignal, now: number): LaneState {
 
 /**
  * What one upstream response means for the lane of its connection. Called for every response of
- * a connection with `lowPriorityMode`; the 5-hour limit 429 may open the lane, later responses
- * keep it, make the request wait and retry, or close it.
+ * a connection with `lowPriorityMode`; the 5-hour limit 429 may put the lane in `accepted`, later
+ * responses keep it, make the request wait and retry, or close it.
  */
 export function decideLane(input: LaneInput, now: number): LaneDecision {
   const { state, signal, status } = input;
