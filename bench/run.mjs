@@ -9,6 +9,9 @@
 //   --quick     one round, shorter runs (for iterating; not for the record)
 //   --no-pin    do not pin processes to cores (see PIN)
 //   --profile   run Breakwater and the reference with --cpu-prof; profiles land in bench/profiles/
+//   --baseline=DIR  also run the Breakwater built in another checkout DIR (its out/main/cli.js)
+//               as a fourth system in the latency and throughput scenarios, alternated with
+//               this one, and print this build against it (a before/after on the same machine)
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, freemem, loadavg, tmpdir, totalmem } from 'node:os';
@@ -25,6 +28,7 @@ const ONLY = [...args]
   .split(',');
 const wanted = (name) => !ONLY || ONLY.includes(name);
 const PROFILE = args.has('--profile');
+const BASELINE = [...args].find((a) => a.startsWith('--baseline='))?.slice(11) ?? null;
 /**
  * On Linux with two or more cores, the throughput scenarios run with the proxies on core 0 and
  * the upstream and the load generator on core 1 (taskset). Unpinned, the four processes fight
@@ -203,14 +207,14 @@ function profileFlags(name) {
     : [];
 }
 
-function startBreakwater() {
+function startBreakwater(label = 'breakwater', cli = CLI) {
   const dataDir = join(scratch, `data-${++bwRuns}`);
   return startServer(
-    'breakwater',
+    label,
     process.execPath,
     [
-      ...profileFlags('breakwater'),
-      CLI,
+      ...profileFlags(label),
+      cli,
       'serve',
       '--config',
       configFile,
@@ -254,7 +258,8 @@ async function alternate(systems, rounds, fn) {
 }
 
 function job(system, stream, extra = {}) {
-  const model = system.label === 'breakwater' ? 'coder' : 'gpt-4o-mini';
+  const model =
+    system.label === 'breakwater' || system.label === 'baseline' ? 'coder' : 'gpt-4o-mini';
   return {
     origin: system.origin,
     path: PATH,
@@ -574,6 +579,26 @@ function report(r, t) {
   return `${table(rows)}\n\n${table(targetRows)}\n`;
 }
 
+/** This build against the baseline's, for the scenarios both ran: ratios, this / baseline. */
+function baselineReport(r) {
+  const f = (x, d) => (Number.isFinite(x) ? x.toFixed(d) : 'n/a');
+  const rows = [['measure', 'this build', 'baseline', 'this / baseline']];
+  const add = (name, a, b, d = 3) => rows.push([name, f(a, d), f(b, d), f(a / b, 3)]);
+  if (r.latency) {
+    add('c=1 latency p50 (ms)', r.latency.breakwater.p50, r.latency.baseline.p50);
+    add('c=1 latency p99 (ms)', r.latency.breakwater.p99, r.latency.baseline.p99);
+  }
+  for (const [key, name] of [
+    ['throughput', 'non-streaming'],
+    ['streamThroughput', 'streaming'],
+  ]) {
+    if (!r[key]) continue;
+    add(`c=64 ${name} req/s`, r[key].breakwater.rps, r[key].baseline.rps, 0);
+    add(`c=64 ${name} CPU µs/req`, r[key].breakwater.cpuUsPerReq, r[key].baseline.cpuUsPerReq, 1);
+  }
+  return `\n${table(rows)}\n`;
+}
+
 // --- main ------------------------------------------------------------------------------------
 
 async function main() {
@@ -588,7 +613,12 @@ async function main() {
     const direct = { label: 'direct', origin: upstream.origin };
     const reference = await startReference();
     const breakwater = await startBreakwater();
-    const all = [direct, reference, breakwater];
+    const baseline = BASELINE
+      ? await startBreakwater('baseline', join(BASELINE, 'out', 'main', 'cli.js'))
+      : null;
+    const all = baseline
+      ? [direct, reference, breakwater, baseline]
+      : [direct, reference, breakwater];
     const results = {};
     // Warm every system up (JIT, upstream keep-alive pools) before anything is measured.
     log('warm-up');
@@ -599,12 +629,15 @@ async function main() {
       }
     }
     if (wanted('latency')) results.latency = await scenarioLatency(all);
-    await pinnedFor([reference, breakwater], async () => {
-      if (wanted('throughput')) results.throughput = await scenarioThroughput(all, false);
-      if (wanted('streamThroughput')) {
-        results.streamThroughput = await scenarioThroughput(all, true);
-      }
-    });
+    await pinnedFor(
+      baseline ? [reference, breakwater, baseline] : [reference, breakwater],
+      async () => {
+        if (wanted('throughput')) results.throughput = await scenarioThroughput(all, false);
+        if (wanted('streamThroughput')) {
+          results.streamThroughput = await scenarioThroughput(all, true);
+        }
+      },
+    );
     if (wanted('streaming')) results.streaming = await scenarioStreaming(all);
     results.loadedRss = {
       reference: await rss(reference.child.pid),
@@ -612,6 +645,8 @@ async function main() {
     };
     await stop(reference);
     await stop(breakwater);
+    if (baseline) await stop(baseline);
+    if (baseline) process.stdout.write(baselineReport(results));
     if (wanted('openStreams')) results.openStreams = await scenarioOpenStreams();
     if (wanted('start')) results.start = await scenarioStart();
     if (ONLY) {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { peekOpeningError } from '../../src/main/engine/upstream/first-event';
+import { peekFirstEventError } from '../../src/main/engine/upstream/first-event';
 import { UpstreamBody } from '../../src/main/engine/upstream/upstream-body';
 
 /** A body whose chunks arrive one per turn of the event loop, as from a socket. */
@@ -59,7 +59,7 @@ describe('7. an error arriving as the first event of a 200 stream (Breakwater)',
       ],
     ];
     for (const [text, status] of cases) {
-      const found = await peekOpeningError(arriving([Buffer.from(text)]));
+      const found = await peekFirstEventError(arriving([Buffer.from(text)]));
       expect(found?.status).toBe(status);
       expect(JSON.parse(found!.raw.toString())).toBeTruthy();
     }
@@ -69,7 +69,7 @@ describe('7. an error arriving as the first event of a 200 stream (Breakwater)',
     await fc.assert(
       fc.asyncProperty(fc.array(fc.nat(), { maxLength: 12 }), async (cuts) => {
         const body = arriving(split(CHAT, cuts));
-        expect(await peekOpeningError(body)).toBeNull();
+        expect(await peekFirstEventError(body)).toBeNull();
         expect(await drain(body)).toBe(CHAT);
       }),
       { numRuns: 100 },
@@ -79,13 +79,13 @@ describe('7. an error arriving as the first event of a 200 stream (Breakwater)',
   it('finds an error whose key is spelled with an escape (the bytes never say "error")', async () => {
     const text = 'data: {"\\u0065rror":{"type":"rate_limit_exceeded","message":"busy"}}\n\n';
     expect(text).not.toContain('error');
-    const found = await peekOpeningError(arriving([Buffer.from(text)]));
+    const found = await peekFirstEventError(arriving([Buffer.from(text)]));
     expect(found?.status).toBe(429);
   });
 
   it('hands on a stream that ends before any complete event', async () => {
     const body = arriving([Buffer.from('data: [DONE]')]);
-    expect(await peekOpeningError(body)).toBeNull();
+    expect(await peekFirstEventError(body)).toBeNull();
     expect(await drain(body)).toBe('data: [DONE]');
   });
 });
@@ -166,12 +166,12 @@ const openingArb = fc
     return { text, chunks: splitBytes(Buffer.from(text, 'utf8'), cuts), first };
   });
 
-describe('peekOpeningError, for any chunking', () => {
+describe('peekFirstEventError, for any chunking', () => {
   it('finds the first event past comment blocks, whatever the line endings and cuts', async () => {
     await fc.assert(
       fc.asyncProperty(openingArb, async ({ text, chunks, first }) => {
         const body = arriving(chunks);
-        const found = await peekOpeningError(body);
+        const found = await peekFirstEventError(body);
         if (first.status === null) {
           expect(found).toBeNull();
           expect(await drain(body)).toBe(text);

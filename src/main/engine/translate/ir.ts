@@ -217,7 +217,7 @@ export function budgetFor(r: IrReasoningConfig): number {
   return r.budgetTokens ?? BUDGETS[r.effort ?? 'medium'];
 }
 
-/** Appends a part to the conversation, opening a new message when the role changes. */
+/** Appends a part to the conversation, starting a new message when the role changes. */
 export function pushPart(messages: IrMessage[], role: IrMessage['role'], part: IrPart): void {
   const last = messages.at(-1);
   if (last && last.role === role) last.parts.push(part);

@@ -3,7 +3,7 @@ import type { UpstreamBody } from './upstream-body';
 const PEEK_LIMIT = 64 * 1024;
 
 /** An error that arrived as the first event of a 200 event stream, as if it were a status. */
-export interface StreamOpeningError {
+export interface FirstEventError {
   status: number;
   /** The error as JSON text, for classification and relay like an error body. */
   raw: Buffer;
@@ -35,7 +35,7 @@ function statusOf(error: Record<string, unknown>): number {
 }
 
 /** The error object of a parsed first event, if the event is an error before any content. */
-function openingError(eventName: string | null, data: unknown): Record<string, unknown> | null {
+function firstEventError(eventName: string | null, data: unknown): Record<string, unknown> | null {
   if (typeof data !== 'object' || data === null) return null;
   const d = data as Record<string, unknown>;
   const err = d.error;
@@ -107,7 +107,7 @@ function isEvent(block: string): boolean {
  * status. Otherwise the chunks read here are put back in front of the body, so whoever reads it
  * next gets the stream byte for byte, with nothing copied.
  */
-export async function peekOpeningError(body: UpstreamBody): Promise<StreamOpeningError | null> {
+export async function peekFirstEventError(body: UpstreamBody): Promise<FirstEventError | null> {
   const seen: Buffer[] = [];
   let size = 0;
   // Where the first block not yet known to be only comments starts, so none is read twice.
@@ -130,7 +130,7 @@ export async function peekOpeningError(body: UpstreamBody): Promise<StreamOpenin
       if (firstEvent !== undefined || size >= PEEK_LIMIT) {
         const parsed =
           firstEvent !== undefined && mayBeError(firstEvent) ? parseFirstEvent(firstEvent) : null;
-        const err = parsed ? openingError(parsed.name, parsed.data) : null;
+        const err = parsed ? firstEventError(parsed.name, parsed.data) : null;
         if (err) return { status: statusOf(err), raw: Buffer.from(JSON.stringify(parsed!.data)) };
         break;
       }

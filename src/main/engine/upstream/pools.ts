@@ -80,7 +80,7 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler, BodySource,
   ): void {
     // undici's adapter from its older handler API keeps the head's raw bytes (a Buffer per
     // name and value) on the controller for as long as the call runs; the parsed copy is all
-    // anyone reads, and for an open stream those 15 Buffers are a twelfth of its heap.
+    // anyone reads, and for a stream in flight those 15 Buffers are a twelfth of its heap.
     (controller as { rawHeaders?: unknown }).rawHeaders = null;
     // 1xx (100 Continue, 103 Early Hints) are not the answer.
     if (statusCode < 200 || this.headed) return;
@@ -126,7 +126,7 @@ export class UpstreamPools {
 
   /**
    * No cap on sockets per origin by default: an LLM stream holds its socket for minutes, so a
-   * cap here would silently queue agents behind each other (128 open streams used to stall the
+   * cap here would silently queue agents behind each other (128 streams in flight used to stall the
    * 129th before it was sent). Concurrency is limited per connection by the resilience gates,
    * which answer with a reason instead of an invisible wait.
    */

@@ -27,12 +27,12 @@ export class BodyDestroyedError extends Error {
  * An upstream answer's body, fed by the undici dispatch handler (`upstream.ts`) and read in one
  * of two ways: `read()` hands every chunk to a reader as it arrives, which is how the relay
  * forwards a stream with no promise, stream object or async frame per chunk; `next()` and async
- * iteration pull chunks one at a time, for the short reads (the opening event, error bodies,
+ * iteration pull chunks one at a time, for the short reads (the first event, error bodies,
  * whole answers to translate). `unshift` puts peeked chunks back for the reader that follows.
  */
 export class UpstreamBody {
-  private queue: Buffer[] = [];
-  private queuedBytes = 0;
+  private chunks: Buffer[] = [];
+  private bufferedBytes = 0;
   private reader: BodyReader | null = null;
   /** The reader asked for a pause (its `data` returned false). */
   private readerPaused = false;
@@ -62,15 +62,15 @@ export class UpstreamBody {
 
   push(chunk: Buffer): void {
     if (this.ended || this.failure) return;
-    if (this.reader && !this.readerPaused && this.queue.length === 0) {
+    if (this.reader && !this.readerPaused && this.chunks.length === 0) {
       this.deliver(this.reader, chunk);
       if (this.readerPaused && !this.failure) this.pauseSource();
       return;
     }
-    this.queue.push(chunk);
-    this.queuedBytes += chunk.length;
+    this.chunks.push(chunk);
+    this.bufferedBytes += chunk.length;
     // A paused reader has paused the source already; unread chunks pause it past the mark.
-    if (this.queuedBytes >= HIGH_WATER_BYTES) this.pauseSource();
+    if (this.bufferedBytes >= HIGH_WATER_BYTES) this.pauseSource();
     this.wakeUp();
   }
 
@@ -85,8 +85,8 @@ export class UpstreamBody {
   fail(err: Error): void {
     if (this.failure || (this.ended && this.settled)) return;
     this.failure = err;
-    this.queue = [];
-    this.queuedBytes = 0;
+    this.chunks = [];
+    this.bufferedBytes = 0;
     const reader = this.reader;
     if (reader && !this.settled) {
       this.settled = true;
@@ -122,10 +122,10 @@ export class UpstreamBody {
 
   /** The next chunk, or null at the end; rejects with the failure. */
   next(): Promise<Buffer | null> {
-    const chunk = this.queue.shift();
+    const chunk = this.chunks.shift();
     if (chunk !== undefined) {
-      this.queuedBytes -= chunk.length;
-      if (this.queuedBytes < HIGH_WATER_BYTES) this.resumeSource();
+      this.bufferedBytes -= chunk.length;
+      if (this.bufferedBytes < HIGH_WATER_BYTES) this.resumeSource();
       return Promise.resolve(chunk);
     }
     if (this.failure) {
@@ -145,8 +145,8 @@ export class UpstreamBody {
   /** Puts chunks read with `next()` back in front, for whoever reads next. */
   unshift(chunks: readonly Buffer[]): void {
     if (this.failure || chunks.length === 0) return;
-    for (const chunk of chunks) this.queuedBytes += chunk.length;
-    this.queue.unshift(...chunks);
+    for (const chunk of chunks) this.bufferedBytes += chunk.length;
+    this.chunks.unshift(...chunks);
     // An end already reported by `next()` is reported again after these.
     this.settled = false;
   }
@@ -168,14 +168,14 @@ export class UpstreamBody {
    * handling, as it would from a stream.
    */
   destroy(err: Error = new BodyDestroyedError()): void {
-    if (this.failure || (this.ended && this.queue.length === 0)) {
+    if (this.failure || (this.ended && this.chunks.length === 0)) {
       if (!this.failure && this.ended) this.settled = true;
       return;
     }
     const upstreamOpen = !this.ended;
     this.failure = err;
-    this.queue = [];
-    this.queuedBytes = 0;
+    this.chunks = [];
+    this.bufferedBytes = 0;
     if (upstreamOpen) this.source?.abort(err);
     const reader = this.reader;
     if (reader && !this.settled) {
@@ -187,9 +187,9 @@ export class UpstreamBody {
 
   private flush(): void {
     const reader = this.reader!;
-    while (!this.readerPaused && this.queue.length > 0) {
-      const chunk = this.queue.shift()!;
-      this.queuedBytes -= chunk.length;
+    while (!this.readerPaused && this.chunks.length > 0) {
+      const chunk = this.chunks.shift()!;
+      this.bufferedBytes -= chunk.length;
       this.deliver(reader, chunk);
       if (this.failure) return;
     }

@@ -48,8 +48,8 @@ export type CallOutcome =
   | { readonly kind: 'gone' }
   /** No answer: network error or timeout. */
   | { readonly kind: 'unreachable'; readonly failure: AttemptFailure & { kind: 'network' } }
-  /** An error answer (or an error event opening a 200 stream), classified. */
-  | { readonly kind: 'refused'; readonly held: HeldError; readonly opening: boolean }
+  /** An error answer (or an error event firstEvent a 200 stream), classified. */
+  | { readonly kind: 'refused'; readonly held: HeldError; readonly firstEvent: boolean }
   | { readonly kind: 'answered'; readonly upstream: UpstreamResponse };
 
 /** How the attempt ended, once the relay is done with an answer. */

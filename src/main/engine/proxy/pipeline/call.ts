@@ -3,7 +3,7 @@ import { NO_RATE_LIMIT } from '../../resilience/request-queue';
 import type { Candidate } from '../../routing/resolve';
 import type { WireFormat } from '../../translate';
 import { classifyAttemptError, readBounded } from '../../upstream/attempt';
-import { peekOpeningError, type StreamOpeningError } from '../../upstream/first-event';
+import { type FirstEventError, peekFirstEventError } from '../../upstream/first-event';
 import { upstreamHeaders } from '../../upstream/headers';
 import { type UpstreamResponse, upstreamPath } from '../../upstream/pools';
 import { rewriteTopLevelModel } from '../../wire/model-rewrite';
@@ -19,14 +19,14 @@ const GONE: CallOutcome = Object.freeze({ kind: 'gone' });
 
 /**
  * The last attempt stage: the upstream call. Sends the request (through the subscription lane
- * for Anthropic subscription accounts, §2), reads an event stream's opening event (an error
+ * for Anthropic subscription accounts, §2), reads an event stream's firstEvent event (an error
  * there is handled like that error's status, §7), learns rate limits and the egress address
  * from the answer's head, and classifies an error answer. Nothing has reached the client yet.
  */
 export async function call(a: Attempt): Promise<CallOutcome> {
   const { ctx, candidate, deps, cancel } = a;
   let upstream: UpstreamResponse;
-  let opening: StreamOpeningError | null = null;
+  let firstEvent: FirstEventError | null = null;
   try {
     const secret = ctx.catalog.secretOf(candidate.connection);
     // The body is made inside, not captured: a frame that outlives the call should not keep a
@@ -63,7 +63,7 @@ export async function call(a: Attempt): Promise<CallOutcome> {
         )
       : await send(NO_EXTRA_HEADERS);
     if (isEventStream(upstream) && upstream.statusCode === 200) {
-      opening = await peekOpeningError(upstream.body);
+      firstEvent = await peekFirstEventError(upstream.body);
     }
   } catch (err) {
     if (cancel.reason instanceof ExecutionExpiredError) return EXPIRED;
@@ -80,10 +80,10 @@ export async function call(a: Attempt): Promise<CallOutcome> {
   );
   ctx.egressIp = deps.pools.egressOf(candidate.target.provider.id);
   if (ctx.egressIp) deps.resilience.noteEgress(connId, ctx.egressIp, a.startedAt);
-  const status = opening?.status ?? upstream.statusCode;
+  const status = firstEvent?.status ?? upstream.statusCode;
   if (status < 400) return { kind: 'answered', upstream };
-  const raw = opening?.raw ?? (await readBounded(upstream.body, ERROR_BODY_LIMIT));
-  if (opening) upstream.body.destroy();
+  const raw = firstEvent?.raw ?? (await readBounded(upstream.body, ERROR_BODY_LIMIT));
+  if (firstEvent) upstream.body.destroy();
   const cls = classify(
     {
       provider: candidate.target.provider.id,
@@ -97,7 +97,7 @@ export async function call(a: Attempt): Promise<CallOutcome> {
   return {
     kind: 'refused',
     held: { candidate, status, headers: upstream.headers, raw, cls },
-    opening: opening !== null,
+    firstEvent: firstEvent !== null,
   };
 }
 

@@ -199,10 +199,12 @@ export class Dispatch implements DispatchState {
         return 'next';
       }
       case 'refused': {
-        const { held, opening } = outcome;
+        const { held, firstEvent } = outcome;
         const { cls, status } = held;
         const restated = cls.restatedBy ? ` restated to ${cls.status}` : '';
-        const how = opening ? `error event opening a 200 stream, as ${status}` : `HTTP ${status}`;
+        const how = firstEvent
+          ? `error event opening a 200 stream, as ${status}`
+          : `HTTP ${status}`;
         ctx.steps.push(`${a.label} failed (${how}${restated}, ${cls.reason})`);
         this.held = held;
         this.lastNetwork = null;

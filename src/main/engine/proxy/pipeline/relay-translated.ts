@@ -126,7 +126,7 @@ export async function relayTranslated(
     return;
   }
 
-  const open = () => {
+  const start = () => {
     addDecisionHeaders(headers, ctx, candidate);
     headers['content-type'] = 'text/event-stream; charset=utf-8';
     headers['cache-control'] = 'no-cache';
@@ -138,12 +138,12 @@ export async function relayTranslated(
   const watch = isSse ? watchFor(ctx, wire, upstream) : null;
   // With the watchdog on, the head and the events before the first useful one wait here (§6).
   let pending: string | null = watch ? '' : null;
-  if (!watch) open();
+  if (!watch) start();
   const send = async (text: string): Promise<void> => {
     if (pending !== null) {
       pending += text;
       if (!watch?.committed && pending.length < HOLD_LIMIT_BYTES) return;
-      open();
+      start();
       text = pending;
       pending = null;
     }
@@ -154,7 +154,7 @@ export async function relayTranslated(
   /** Sends what was held back when the stream ends or breaks before a useful event. */
   const release = async (): Promise<void> => {
     if (pending === null) return;
-    open();
+    start();
     const text = pending;
     pending = null;
     await send(text);

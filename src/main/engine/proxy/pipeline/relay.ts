@@ -80,16 +80,16 @@ class PassThroughRelay implements BodyReader {
     this.watch = isSse ? watchFor(ctx, ctx.endpoint.format, upstream) : null;
     this.pending = this.watch ? [] : null;
     this.observer = isSse ? new SseUsageObserver() : null;
-    if (!this.watch) this.open();
+    if (!this.watch) this.start();
     upstream.body.read(this);
-    // The head leaves with the first write: the opening event read ahead by the peek, or a
+    // The head leaves with the first write: the first event read ahead by the peek, or a
     // whole body, is written just above. A stream with nothing to show yet still gets its head
     // now, so its client is not kept waiting for the first token to see it. (One write instead of
     // two: on a virtual machine each write that wakes the client costs tenths of a millisecond.)
     if (this.isSse && this.headers === null && ctx.bytesOut === 0) res.flushHeaders();
   }
 
-  private open(): void {
+  private start(): void {
     this.res.writeHead(
       this.upstream.statusCode,
       addDecisionHeaders(this.headers!, this.ctx, this.candidate),
@@ -100,7 +100,7 @@ class PassThroughRelay implements BodyReader {
 
   /** Writes the head and hands back what was held, joined. */
   private release(): Buffer {
-    this.open();
+    this.start();
     const out = Buffer.concat(this.pending ?? [], this.pendingBytes);
     this.pending = null;
     return out;
