@@ -99,24 +99,56 @@ export class FlowControl {
 
   /**
    * Takes the `maxConcurrent` permit (FIFO, fail-open), then a request-queue slot, or answers
-   * the queue's refusal as a QueueRejection value. `onExpire` fires if the queue's execution limit ends the job.
-   * `cancel.signal` (client gone, deadline) ends a wait; it is read only when there is one.
+   * the queue's refusal as a QueueRejection value. `onExpire` fires if the queue's execution
+   * limit ends the job. `cancel.signal` (client gone, deadline) ends a wait; it is read only when
+   * there is one. Nothing to wait for is the common case: then both are taken at once and the
+   * hold is returned as it is, without a promise or a turn of the event loop.
    */
-  async hold(
+  hold(
+    provider: string,
+    conn: CatalogConnection,
+    upstreamTotalMs: number,
+    cancel: { readonly signal: AbortSignal },
+    onExpire: () => void,
+  ): FlowHold | Promise<FlowHold | QueueRejection> {
+    const permit = this.semaphore(conn).tryAcquire();
+    if (!permit) return this.waitForPermit(provider, conn, upstreamTotalMs, cancel, onExpire);
+    const slot = this.queues.tryAcquire(
+      provider,
+      conn.id,
+      conn.options?.rateLimit ?? NO_RATE_LIMIT,
+      this.limits(conn),
+    );
+    if (!slot) return this.waitForSlot(permit, provider, conn, upstreamTotalMs, cancel, onExpire);
+    slot.onExpire(onExpire);
+    return new Hold(permit, slot);
+  }
+
+  private async waitForPermit(
     provider: string,
     conn: CatalogConnection,
     upstreamTotalMs: number,
     cancel: { readonly signal: AbortSignal },
     onExpire: () => void,
   ): Promise<FlowHold | QueueRejection> {
-    const semaphore = this.semaphore(conn);
-    // Nothing to wait for is the common case: take both at once, without a turn of the loop.
-    const permit = semaphore.tryAcquire() ?? (await semaphore.acquire(cancel.signal));
+    const permit = await this.semaphore(conn).acquire(cancel.signal);
     if (permit.bypass === 'wait_timeout' || permit.bypass === 'queue_full') {
       this.deps.log.debug(
         `flow: ${conn.id} maxConcurrent ${permit.bypass}; going ahead without a slot`,
       );
     }
+    return this.waitForSlot(permit, provider, conn, upstreamTotalMs, cancel, onExpire);
+  }
+
+  /** With the permit held, a request-queue slot: at once when one is free, else in line. */
+  private async waitForSlot(
+    permit: Permit,
+    provider: string,
+    conn: CatalogConnection,
+    upstreamTotalMs: number,
+    cancel: { readonly signal: AbortSignal },
+    onExpire: () => void,
+  ): Promise<FlowHold | QueueRejection> {
     const limits = this.limits(conn);
     const rateLimit = conn.options?.rateLimit ?? NO_RATE_LIMIT;
     const slot =

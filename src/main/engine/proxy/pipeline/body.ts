@@ -6,22 +6,25 @@ import type { PipelineDeps } from './deps';
 /** Front door: the body, read whole up to `gateway.maxBodyBytes`. */
 export const body: DoorStage = {
   name: 'body',
-  async run(door: Door, deps: PipelineDeps): Promise<Decision> {
-    try {
-      door.raw = await readBody(door.req, deps.maxBodyBytes);
-      return CONTINUE;
-    } catch (err) {
-      if (err instanceof BodyTooLargeError) {
-        return reply({
-          status: 413,
-          kind: 'too_large',
-          code: 'request_too_large',
-          message: `request body is larger than the gateway limit of ${deps.maxBodyBytes} bytes (gateway.maxBodyBytes)`,
-        });
-      }
-      // The client went away while sending: nobody is left to answer.
-      if (err instanceof BodyAbortedError) return ANSWERED;
-      throw err;
-    }
+  run(door: Door, deps: PipelineDeps): Promise<Decision> {
+    return readBody(door.req, deps.maxBodyBytes).then(
+      (raw) => {
+        door.raw = raw;
+        return CONTINUE;
+      },
+      (err: unknown) => {
+        if (err instanceof BodyTooLargeError) {
+          return reply({
+            status: 413,
+            kind: 'too_large',
+            code: 'request_too_large',
+            message: `request body is larger than the gateway limit of ${deps.maxBodyBytes} bytes (gateway.maxBodyBytes)`,
+          });
+        }
+        // The client went away while sending: nobody is left to answer.
+        if (err instanceof BodyAbortedError) return ANSWERED;
+        throw err;
+      },
+    );
   },
 };

@@ -1,7 +1,6 @@
 import { sessionIdOf } from '../../resilience/affinity';
 import { noTargetAnswer } from '../../routing/no-target';
 import { type Candidate, expandCandidates, routeModel } from '../../routing/resolve';
-import type { UpstreamResponse } from '../../upstream/pools';
 import type { GatewayError } from '../../wire/client-errors';
 import { WATCHDOG_ERROR_CLASS } from '../stream-watch';
 import { fail, relayError } from './answer';
@@ -15,7 +14,7 @@ import {
 import { call } from './call';
 import { markClientAbort, type RequestContext, type RequestStage } from './context';
 import { cooldownWaitMs, type PassedOver } from './cooldown-wait';
-import { ANSWERED, type Skip } from './decision';
+import { ANSWERED, type Decision, type Skip } from './decision';
 import type { PipelineDeps } from './deps';
 import { queueRefusal } from './hold';
 import { preferenceOrder } from './order';
@@ -68,7 +67,7 @@ export class Dispatch implements DispatchState {
       ctx.steps.push(`session pinned to ${pinned}`);
   }
 
-  async run(): Promise<void> {
+  async run(): Promise<Decision> {
     const ctx = this.ctx;
     // Rounds: one pass over the candidates each (inline rather than a helper: one suspended
     // async frame less for every stream in flight).
@@ -78,7 +77,7 @@ export class Dispatch implements DispatchState {
         i < this.candidates.length || (!this.fallbackAdded && this.addFallback());
         i++
       ) {
-        if (ctx.clientGone) return markClientAbort(ctx);
+        if (ctx.clientGone) return gone(ctx);
         const now = ctx.now();
         if (now >= this.budgetEnd) {
           ctx.steps.push(`failover budget of ${this.deps.failoverBudgetMs()} ms used up`);
@@ -87,24 +86,30 @@ export class Dispatch implements DispatchState {
         const result = await this.attempt(
           new Attempt(ctx, this.candidates[i]!, this.deps, this, now),
         );
-        if (result === 'done') return;
+        if (result === 'done') return ANSWERED;
         // The throughput watchdog cut a stream before any byte reached the client: same again.
         if (result === 'retry') i--;
       }
-      if (ctx.clientGone) return;
+      if (ctx.clientGone) return ANSWERED;
       const waitMs = this.cooldownWait();
       if (waitMs === null) break;
       ctx.steps.push(`waited ${Math.ceil(waitMs / 1000)} s for a rate-limit cooldown`);
       this.waits++;
       this.waited += waitMs;
       await this.sleepUnlessGone(waitMs);
-      if (ctx.clientGone) return markClientAbort(ctx);
+      if (ctx.clientGone) return gone(ctx);
       this.excluded = [];
       this.held = null;
       this.lastNetwork = null;
       this.queueRejection = null;
     }
+    this.answerFailure();
+    return ANSWERED;
+  }
 
+  /** Nothing served: the last upstream error, or why no candidate could be tried. */
+  private answerFailure(): void {
+    const { ctx } = this;
     const res = ctx.res;
     if (this.held) return relayError(ctx, res, this.held, ctx.catalog);
     if (this.lastNetwork) return fail(ctx, res, this.lastNetwork);
@@ -139,26 +144,29 @@ export class Dispatch implements DispatchState {
         }
       }
       const called = await call(a);
-      const outcome = called.kind === 'answered' ? await this.relay(a, called.upstream) : called;
+      let outcome: AttemptOutcome;
+      if (called.kind !== 'answered') outcome = called;
+      else {
+        ctx.steps.push(
+          `${a.label} served${this.attempted > 1 ? ` (attempt ${this.attempted})` : ''}`,
+        );
+        // Earlier attempts' failures stay in the decision; the outcome is this attempt's.
+        ctx.errorClass = null;
+        ctx.errorMessage = null;
+        const relayed = await relay(ctx, ctx.res, called.upstream, a.cancel, a.candidate);
+        outcome =
+          relayed === 'retry' || ctx.errorClass === WATCHDOG_ERROR_CLASS
+            ? { kind: 'tripped', beforeCommit: relayed === 'retry' }
+            : brokeOffUpstream(ctx.errorClass)
+              ? BROKE
+              : SERVED;
+      }
       for (let i = entered - 1; i >= 0; i--) stages[i]!.settle?.(a, outcome);
       return this.after(a, outcome);
     } finally {
       a.handle.release();
       ctx.abortAttempt = null;
     }
-  }
-
-  private async relay(a: Attempt, upstream: UpstreamResponse): Promise<AttemptOutcome> {
-    const ctx = this.ctx;
-    ctx.steps.push(`${a.label} served${this.attempted > 1 ? ` (attempt ${this.attempted})` : ''}`);
-    // Earlier attempts' failures stay in the decision; the outcome is this attempt's.
-    ctx.errorClass = null;
-    ctx.errorMessage = null;
-    const relayed = await relay(ctx, ctx.res, upstream, a.cancel, a.candidate);
-    if (relayed === 'retry' || ctx.errorClass === WATCHDOG_ERROR_CLASS) {
-      return { kind: 'tripped', beforeCommit: relayed === 'retry' };
-    }
-    return brokeOffUpstream(ctx.errorClass) ? BROKE : SERVED;
   }
 
   /** What the dispatch does next after an attempt's outcome. */
@@ -332,6 +340,11 @@ export class Dispatch implements DispatchState {
   }
 }
 
+function gone(ctx: RequestContext): Decision {
+  markClientAbort(ctx);
+  return ANSWERED;
+}
+
 /**
  * The upstream broke its answer after the head (reset, stall, an error event mid-stream, a body
  * that is not what it claimed): a provider failure, not a success.
@@ -349,9 +362,6 @@ function brokeOffUpstream(errorClass: string | null): boolean {
 export function dispatch(attempt: readonly AttemptStage[]): RequestStage {
   return {
     name: 'dispatch',
-    async run(ctx, deps) {
-      await new Dispatch(ctx, deps, attempt, sessionIdOf(ctx.req.headers)).run();
-      return ANSWERED;
-    },
+    run: (ctx, deps) => new Dispatch(ctx, deps, attempt, sessionIdOf(ctx.req.headers)).run(),
   };
 }

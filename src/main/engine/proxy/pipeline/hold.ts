@@ -1,4 +1,5 @@
 import type { UpstreamTimeouts } from '../../../../shared/contract';
+import type { FlowHold } from '../../resilience/flow-control';
 import { QueueRejection } from '../../resilience/request-queue';
 import type { Candidate } from '../../routing/resolve';
 import type { GatewayError } from '../../wire/client-errors';
@@ -14,17 +15,21 @@ import type { PipelineDeps } from './deps';
  */
 export const hold: AttemptStage = { name: 'hold', enter: holdFor };
 
-async function holdFor(a: Attempt): Promise<Decision> {
+function holdFor(a: Attempt): Decision | Promise<Decision> {
   const { candidate, deps } = a;
   a.timeouts = timeoutsFor(candidate, deps);
   a.attemptMs = Math.min(a.timeouts.totalMs, a.dispatch.budgetEnd - a.now);
-  const held = await deps.flow.hold(
+  const held = deps.flow.hold(
     candidate.target.provider.id,
     candidate.connection,
     a.attemptMs,
     a.cancel,
     () => a.cancel.abort(new ExecutionExpiredError()),
   );
+  return held instanceof Promise ? held.then((h) => holding(a, h)) : holding(a, held);
+}
+
+function holding(a: Attempt, held: FlowHold | QueueRejection): Decision {
   if (!(held instanceof QueueRejection)) {
     a.handle.holds(held);
     return CONTINUE;
@@ -32,7 +37,7 @@ async function holdFor(a: Attempt): Promise<Decision> {
   // A client that left while queued is not a refusal worth reporting.
   if (a.ctx.clientGone) return CONTINUE;
   a.dispatch.queueRejection = held;
-  deps.events?.({ code: held.code, candidate, message: held.message });
+  a.deps.events?.({ code: held.code, candidate: a.candidate, message: held.message });
   return skip(held.code, held.retryAfterMs, held.message);
 }
 
