@@ -257,4 +257,22 @@ describe('provider cooldown events', () => {
     expect(m.snapshot?.breakers.find((b) => b.provider === 'p')?.cooldownUntil).toBe(AT + 60_000);
     expect(m.activity[0]).toMatchObject({ tone: 'warn' });
   });
+
+  it('clear it when the cooldown is over', () => {
+    const cooling = applyEvent(applySnapshot(emptyModel, snap(), AT), {
+      type: 'provider.cooldown',
+      at: AT,
+      provider: 'p',
+      until: AT + 60_000,
+      cause: 'HTTP 503',
+    });
+    const m = applyEvent(cooling, {
+      type: 'provider.recovered',
+      at: AT + 60_000,
+      provider: 'p',
+      cause: 'expired',
+    });
+    expect(m.snapshot?.breakers.find((b) => b.provider === 'p')?.cooldownUntil).toBeNull();
+    expect(m.activity[0]).toMatchObject({ tone: 'ok' });
+  });
 });

@@ -112,43 +112,33 @@ export class FlowControl {
     onExpire: () => void,
   ): FlowHold | Promise<FlowHold | QueueRejection> {
     const permit = this.semaphore(conn).tryAcquire();
-    if (!permit) return this.waitForPermit(provider, conn, upstreamTotalMs, cancel, onExpire);
+    if (!permit) return this.wait(null, provider, conn, upstreamTotalMs, cancel, onExpire);
     const slot = this.queues.tryAcquire(
       provider,
       conn.id,
       conn.options?.rateLimit ?? NO_RATE_LIMIT,
       this.limits(conn),
     );
-    if (!slot) return this.waitForSlot(permit, provider, conn, upstreamTotalMs, cancel, onExpire);
+    if (!slot) return this.wait(permit, provider, conn, upstreamTotalMs, cancel, onExpire);
     slot.onExpire(onExpire);
     return new Hold(permit, slot);
   }
 
-  private async waitForPermit(
+  /** The hold, waiting in line for what is not free: the permit (unless held), then a slot. */
+  private async wait(
+    held: Permit | null,
     provider: string,
     conn: CatalogConnection,
     upstreamTotalMs: number,
     cancel: { readonly signal: AbortSignal },
     onExpire: () => void,
   ): Promise<FlowHold | QueueRejection> {
-    const permit = await this.semaphore(conn).acquire(cancel.signal);
+    const permit = held ?? (await this.semaphore(conn).acquire(cancel.signal));
     if (permit.bypass === 'wait_timeout' || permit.bypass === 'queue_full') {
       this.deps.log.debug(
         `flow: ${conn.id} maxConcurrent ${permit.bypass}; going ahead without a slot`,
       );
     }
-    return this.waitForSlot(permit, provider, conn, upstreamTotalMs, cancel, onExpire);
-  }
-
-  /** With the permit held, a request-queue slot: at once when one is free, else in line. */
-  private async waitForSlot(
-    permit: Permit,
-    provider: string,
-    conn: CatalogConnection,
-    upstreamTotalMs: number,
-    cancel: { readonly signal: AbortSignal },
-    onExpire: () => void,
-  ): Promise<FlowHold | QueueRejection> {
     const limits = this.limits(conn);
     const rateLimit = conn.options?.rateLimit ?? NO_RATE_LIMIT;
     const slot =

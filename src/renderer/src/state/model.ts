@@ -293,21 +293,24 @@ export function applyEvent(model: DashboardModel, event: EngineEvent): Dashboard
       };
     }
     case 'provider.cooldown':
+    case 'provider.recovered': {
+      const cooling = event.type === 'provider.cooldown';
       return {
         ...model,
         snapshot: snap && {
           ...snap,
           breakers: withBreaker(snap.breakers, event.provider, (b) => ({
             ...b,
-            cooldownUntil: event.until,
+            cooldownUntil: cooling ? event.until : null,
           })),
         },
         activity: activity(model, {
           at: event.at,
-          tone: 'warn',
-          text: `${event.provider}: provider cooling down (${event.cause})`,
+          tone: cooling ? 'warn' : 'ok',
+          text: `${event.provider}: ${cooling ? 'provider cooling down' : 'provider cooldown over'} (${event.cause})`,
         }),
       };
+    }
     case 'config.changed':
       return {
         ...model,

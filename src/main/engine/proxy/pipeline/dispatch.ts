@@ -103,22 +103,19 @@ export class Dispatch implements DispatchState {
       this.lastNetwork = null;
       this.queueRejection = null;
     }
-    this.answerFailure();
+    // Nothing served: the last upstream error, or why no candidate could be tried.
+    if (this.held) relayError(ctx, ctx.res, this.held, ctx.catalog);
+    else fail(ctx, ctx.res, this.failure());
     return ANSWERED;
   }
 
-  /** Nothing served: the last upstream error, or why no candidate could be tried. */
-  private answerFailure(): void {
-    const { ctx } = this;
-    const res = ctx.res;
-    if (this.held) return relayError(ctx, res, this.held, ctx.catalog);
-    if (this.lastNetwork) return fail(ctx, res, this.lastNetwork);
-    if (this.queueRejection && this.attempted === 0)
-      return fail(ctx, res, queueRefusal(this.queueRejection));
+  private failure(): GatewayError {
+    if (this.lastNetwork) return this.lastNetwork;
+    if (this.queueRejection && this.attempted === 0) return queueRefusal(this.queueRejection);
     if (this.untranslatable && this.excluded.every((e) => e.reason === 'untranslatable')) {
-      return fail(ctx, res, this.untranslatable);
+      return this.untranslatable;
     }
-    return fail(ctx, res, this.allExcluded());
+    return this.allExcluded();
   }
 
   /**
