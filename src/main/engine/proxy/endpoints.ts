@@ -33,8 +33,21 @@ const ENDPOINTS: readonly Endpoint[] = [
 
 const BY_PATH = new Map(ENDPOINTS.map((e) => [e.path, e]));
 
+/** A request target longer than this (path and query) is refused with 414 before it is parsed. */
+export const MAX_URL_LENGTH = 8192;
+
 export function findEndpoint(pathname: string): Endpoint | undefined {
-  return BY_PATH.get(pathname.length > 1 ? pathname.replace(/\/+$/, '') : pathname);
+  return BY_PATH.get(withoutTrailingSlashes(pathname));
+}
+
+/**
+ * A backwards scan, linear in the path: the regex `/\/+$/` retries from every slash of a run
+ * that does not end the path, which is quadratic, and a path is read before any check.
+ */
+function withoutTrailingSlashes(pathname: string): string {
+  let end = pathname.length;
+  while (end > 1 && pathname.charCodeAt(end - 1) === 0x2f) end--;
+  return end === pathname.length ? pathname : pathname.slice(0, end);
 }
 
 /** Error format for a path that is not an endpoint: Anthropic-looking callers get theirs. */

@@ -5,6 +5,7 @@ import type { Logger } from '../logger';
 import { sendError } from '../wire/client-errors';
 import { checkHostAndOrigin, matchGatewayKey, presentedKey } from '../wire/guard';
 import { sendAdminError } from '../wire/json-answer';
+import { formatForUnknownPath, MAX_URL_LENGTH } from './endpoints';
 import { hostRefusalCode } from './pipeline/host';
 import { SESSION_LEASES_PATH } from './session-leases';
 
@@ -42,6 +43,7 @@ export function createGatewayServer(deps: ServerDeps): GatewayServer {
   let closing = false;
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    if ((req.url?.length ?? 0) > MAX_URL_LENGTH) return refuseLongUrl(req, res);
     const url = new URL(req.url ?? '/', 'http://gateway');
     if (url.pathname !== '/api' && !url.pathname.startsWith('/api/')) {
       return deps.proxy(req, res, url);
@@ -109,4 +111,15 @@ export function createGatewayServer(deps: ServerDeps): GatewayServer {
       await closed;
     },
   };
+}
+
+/** Refused before the URL is parsed or echoed: nothing of it is looked at but its length. */
+function refuseLongUrl(req: IncomingMessage, res: ServerResponse): void {
+  res.setHeader('connection', 'close');
+  sendError(res, formatForUnknownPath(req.url ?? '', req.headers['anthropic-version']), {
+    status: 414,
+    kind: 'invalid_request',
+    code: 'uri_too_long',
+    message: `the request target is longer than ${MAX_URL_LENGTH} characters`,
+  });
 }
