@@ -104,19 +104,89 @@ export interface ProviderConfig {
   baseUrl: string;
   authClass: AuthClass;
   connections: ConnectionConfig[];
-  models: string[];
+  models: ModelEntry[];
   timeouts?: Partial<UpstreamTimeouts>;
   enabled?: boolean;
   quotaFamilies?: Record<string, string[]>;
 }
 
-export type ComboStrategy = 'priority';
+/** USD per million tokens. */
+export interface ModelPrice {
+  input: number;
+  output: number;
+  cacheRead?: number;
+}
+
+/** A model with what routing and accounting know of it; unset fields come from the defaults. */
+export interface ModelSpec {
+  id: string;
+  /** Largest prompt plus answer the model accepts, in tokens. */
+  contextWindow?: number;
+  price?: ModelPrice;
+}
+
+/** `providers[].models[]`: a model id, or a model with its context window and price. */
+export type ModelEntry = string | ModelSpec;
+
+export type ComboStrategy =
+  | 'priority'
+  | 'weighted'
+  | 'round-robin'
+  | 'fill-first'
+  | 'p2c'
+  | 'random'
+  | 'strict-random'
+  | 'least-used'
+  | 'cost-optimized'
+  | 'reset-aware'
+  | 'reset-window'
+  | 'headroom'
+  | 'lkgp'
+  | 'context-optimized'
+  | 'cache-optimized'
+  | 'context-relay'
+  | 'auto'
+  | 'fusion'
+  | 'pipeline'
+  | 'quota-share';
+
+/** `provider/model` or `provider/model@connection`, or that with a weight (default 1). */
+export type ComboTarget = string | { target: string; weight?: number };
+
+/** Weights of the `auto` score (each 0-100; unset ones take their default). */
+export interface AutoWeights {
+  health?: number;
+  latency?: number;
+  errorRate?: number;
+  cost?: number;
+  headroom?: number;
+}
+
+/** `combos[].options`: each strategy reads its own (docs/routing.md). */
+export interface ComboOptions {
+  /** round-robin: requests per turn (default 1). */
+  stickyLimit?: number;
+  /** least-used: the recent window in ms (default 5 min). */
+  windowMs?: number;
+  /** auto: the weights of its score. */
+  weights?: AutoWeights;
+  /** quota-share: what fairness counts (default requests). */
+  unit?: 'requests' | 'tokens';
+  /** quota-share: queue requests beyond `maxConcurrent` per connection (default on). */
+  quotaShareConcurrencyLimit?: { enabled: boolean };
+  /** context-relay: the target that writes a summary of older turns. */
+  summarizer?: string;
+  /** fusion: the targets asked in parallel. */
+  panel?: string[];
+  /** fusion: the target that writes the answer from the panel's. */
+  judge?: string;
+}
 
 export interface ComboConfig {
   name: string;
   strategy: ComboStrategy;
-  /** `provider/model`, optionally pinned to a connection as `provider/model@connection`. */
-  targets: string[];
+  targets: ComboTarget[];
+  options?: ComboOptions;
 }
 
 export interface BreakwaterConfig {
@@ -149,7 +219,9 @@ export interface ProviderView {
   format: ProviderFormat;
   baseUrl: string;
   authClass: AuthClass;
+  /** Model ids; `modelSpecs` holds the ones configured with a context window or price. */
   models: string[];
+  modelSpecs?: ModelSpec[];
   timeouts: Partial<UpstreamTimeouts>;
   enabled: boolean;
   quotaFamilies: Record<string, string[]>;

@@ -27,6 +27,7 @@ import { ResilienceManager } from './resilience/manager';
 import { SubscriptionService } from './resilience/subscription-service';
 import { Settings } from './settings/settings';
 import { openStore, type SecretCodec, type Store } from './store';
+import { loadModelDefaults } from './routing/model-defaults';
 import { applyConfig } from './store/apply-config';
 import { createUiHandler } from './ui/static';
 import { UpstreamPools } from './upstream/pools';
@@ -142,6 +143,7 @@ export function createEngine(opts: EngineOptions): Engine {
   }
 
   const pools = new UpstreamPools();
+  const modelDefaults = loadModelDefaults();
   const loadCatalog = () =>
     new Catalog(
       store.providers.list().map((p) => ({
@@ -150,6 +152,7 @@ export function createEngine(opts: EngineOptions): Engine {
       })),
       store.combos.list(),
       env,
+      modelDefaults,
     );
   let catalog = loadCatalog();
   const reload = () => {

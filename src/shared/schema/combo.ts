@@ -1,8 +1,42 @@
-import type { ComboConfig } from '../contract';
+import type { ComboConfig, ComboOptions, ComboStrategy, ComboTarget } from '../contract';
 import { ValidationError } from '../validation-error';
-import { array, ID_PATTERN, object, oneOf, string } from './values';
+import { array, boolean, ID_PATTERN, integer, object, oneOf, optional, string } from './values';
 
-const STRATEGIES: readonly ComboConfig['strategy'][] = ['priority'];
+export const STRATEGIES: readonly ComboStrategy[] = [
+  'priority',
+  'weighted',
+  'round-robin',
+  'fill-first',
+  'p2c',
+  'random',
+  'strict-random',
+  'least-used',
+  'cost-optimized',
+  'reset-aware',
+  'reset-window',
+  'headroom',
+  'lkgp',
+  'context-optimized',
+  'cache-optimized',
+  'context-relay',
+  'auto',
+  'fusion',
+  'pipeline',
+  'quota-share',
+];
+
+/** Which options each strategy reads: any other is refused, so none is silently ignored. */
+export const STRATEGY_OPTIONS: Readonly<Partial<Record<ComboStrategy, readonly string[]>>> = {
+  'round-robin': ['stickyLimit'],
+  'least-used': ['windowMs'],
+  auto: ['weights'],
+  'quota-share': ['unit', 'quotaShareConcurrencyLimit'],
+  'context-relay': ['summarizer'],
+  fusion: ['panel', 'judge'],
+};
+
+const AUTO_WEIGHTS = ['health', 'latency', 'errorRate', 'cost', 'headroom'] as const;
+const MAX_WEIGHT = 1_000_000;
 
 /** `provider/model` or `provider/model@connection`. */
 export interface TargetRef {
@@ -27,26 +61,106 @@ export function parseTargetRef(target: string): TargetRef | null {
   return { provider, model, connection };
 }
 
+/** The `provider/model[@connection]` a combo target names. */
+export function targetRefOf(t: ComboTarget): string {
+  return typeof t === 'string' ? t : t.target;
+}
+
+export function weightOf(t: ComboTarget): number {
+  return typeof t === 'string' ? 1 : (t.weight ?? 1);
+}
+
+function targetString(value: unknown, field: string): string {
+  const target = string(value, field);
+  if (!parseTargetRef(target)) {
+    throw new ValidationError(field, 'must be "provider/model" or "provider/model@connection"');
+  }
+  return target;
+}
+
+function validateTarget(value: unknown, field: string): ComboTarget {
+  if (typeof value === 'string') return targetString(value, field);
+  const o = object(value, field, ['target', 'weight']);
+  const target = targetString(o.target, `${field}.target`);
+  if (o.weight === undefined) return { target };
+  const weight = o.weight;
+  if (typeof weight !== 'number' || !Number.isFinite(weight) || weight < 0 || weight > MAX_WEIGHT) {
+    throw new ValidationError(`${field}.weight`, `must be a number from 0 to ${MAX_WEIGHT}`);
+  }
+  return { target, weight };
+}
+
+function validateOptions(value: unknown, field: string, strategy: ComboStrategy): ComboOptions {
+  const allowed = STRATEGY_OPTIONS[strategy] ?? [];
+  const o = object(value, field, null);
+  for (const key of Object.keys(o)) {
+    if (!allowed.includes(key)) {
+      throw new ValidationError(
+        `${field}.${key}`,
+        allowed.length > 0
+          ? `is not an option of ${strategy} (its options: ${allowed.join(', ')})`
+          : `is not an option of ${strategy} (it has none)`,
+      );
+    }
+  }
+  const out: ComboOptions = {};
+  const sticky = optional(o.stickyLimit, (v) =>
+    integer(v, `${field}.stickyLimit`, { min: 1, max: 1_000_000 }),
+  );
+  if (sticky !== undefined) out.stickyLimit = sticky;
+  const windowMs = optional(o.windowMs, (v) =>
+    integer(v, `${field}.windowMs`, { min: 1000, max: 86_400_000 }),
+  );
+  if (windowMs !== undefined) out.windowMs = windowMs;
+  if (o.weights !== undefined) {
+    const w = object(o.weights, `${field}.weights`, AUTO_WEIGHTS);
+    out.weights = {};
+    for (const key of AUTO_WEIGHTS) {
+      const n = optional(w[key], (v) =>
+        integer(v, `${field}.weights.${key}`, { min: 0, max: 100 }),
+      );
+      if (n !== undefined) out.weights[key] = n;
+    }
+  }
+  if (o.unit !== undefined) {
+    out.unit = oneOf<'requests' | 'tokens'>(o.unit, `${field}.unit`, ['requests', 'tokens']);
+  }
+  if (o.quotaShareConcurrencyLimit !== undefined) {
+    const q = object(o.quotaShareConcurrencyLimit, `${field}.quotaShareConcurrencyLimit`, [
+      'enabled',
+    ]);
+    out.quotaShareConcurrencyLimit = {
+      enabled: boolean(q.enabled ?? true, `${field}.quotaShareConcurrencyLimit.enabled`),
+    };
+  }
+  if (o.summarizer !== undefined) {
+    out.summarizer = targetString(o.summarizer, `${field}.summarizer`);
+  }
+  if (o.panel !== undefined) {
+    out.panel = array(o.panel, `${field}.panel`).map((t, i) =>
+      targetString(t, `${field}.panel[${i}]`),
+    );
+  }
+  if (o.judge !== undefined) out.judge = targetString(o.judge, `${field}.judge`);
+  return out;
+}
+
 export function validateCombo(value: unknown, field: string): ComboConfig {
-  const o = object(value, field, ['name', 'strategy', 'targets']);
+  const o = object(value, field, ['name', 'strategy', 'targets', 'options']);
   const name = string(o.name, `${field}.name`, {
     pattern: /^[^\s/]{1,128}$/,
     hint: 'must be 1-128 characters without spaces or "/"',
   });
-  const targets = array(o.targets, `${field}.targets`).map((t, i) => {
-    const target = string(t, `${field}.targets[${i}]`);
-    if (!parseTargetRef(target)) {
-      throw new ValidationError(
-        `${field}.targets[${i}]`,
-        'must be "provider/model" or "provider/model@connection"',
-      );
-    }
-    return target;
-  });
+  const strategy = oneOf(o.strategy ?? 'priority', `${field}.strategy`, STRATEGIES);
+  const targets = array(o.targets, `${field}.targets`).map((t, i) =>
+    validateTarget(t, `${field}.targets[${i}]`),
+  );
   if (targets.length === 0) throw new ValidationError(`${field}.targets`, 'must not be empty');
-  return {
-    name,
-    strategy: oneOf(o.strategy ?? 'priority', `${field}.strategy`, STRATEGIES),
-    targets,
-  };
+  if (strategy === 'weighted' && targets.every((t) => weightOf(t) === 0)) {
+    throw new ValidationError(`${field}.targets`, 'weighted needs at least one weight above 0');
+  }
+  const combo: ComboConfig = { name, strategy, targets };
+  const options = optional(o.options, (v) => validateOptions(v, `${field}.options`, strategy));
+  if (options !== undefined && Object.keys(options).length > 0) combo.options = options;
+  return combo;
 }

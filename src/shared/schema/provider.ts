@@ -1,10 +1,21 @@
-import type { AuthClass, ProviderFormat, ProviderInput } from '../contract';
+import type { AuthClass, ModelEntry, ModelPrice, ProviderFormat, ProviderInput } from '../contract';
 import { ValidationError } from '../validation-error';
 import { checkSubscriptionProvider, validateConnection } from './connection';
 import { type TimeoutRanges, validateTimeouts } from './timeouts';
-import { array, boolean, identifier, object, oneOf, optional, string, uniqueBy } from './values';
+import {
+  array,
+  boolean,
+  identifier,
+  integer,
+  isPlainObject,
+  object,
+  oneOf,
+  optional,
+  string,
+  uniqueBy,
+} from './values';
 
-export const FORMATS: readonly ProviderFormat[] = ['openai', 'openai-chat', 'anthropic'];
+export const FORMATS: readonly ProviderFormat[] = ['openai', 'openai-chat', 'anthropic', 'gemini'];
 export const AUTH_CLASSES: readonly AuthClass[] = ['api_key', 'oauth', 'local'];
 
 function validateBaseUrl(value: unknown, field: string): string {
@@ -42,15 +53,17 @@ export function validateProvider(
     'quotaFamilies',
   ]);
   const id = identifier(o.id, `${field}.id`);
-  const models = array(o.models ?? [], `${field}.models`).map((m, i) =>
-    string(m, `${field}.models[${i}]`),
-  );
+  // A model id listed twice is harmless and dropped; an id with two specs is a contradiction.
+  const models = array(o.models ?? [], `${field}.models`)
+    .map((m, i) => validateModelEntry(m, `${field}.models[${i}]`))
+    .filter((m, i, all) => typeof m !== 'string' || all.indexOf(m) === i);
+  uniqueBy(models, modelIdOf, `${field}.models`);
   const provider: ProviderInput = {
     id,
     format: oneOf(o.format, `${field}.format`, FORMATS),
     baseUrl: validateBaseUrl(o.baseUrl, `${field}.baseUrl`),
     authClass: oneOf(o.authClass ?? 'api_key', `${field}.authClass`, AUTH_CLASSES),
-    models: [...new Set(models)],
+    models,
   };
   if (o.connections !== undefined) {
     const connections = array(o.connections, `${field}.connections`).map((c, i) =>
@@ -80,4 +93,44 @@ export function validateProvider(
     );
   }
   return provider;
+}
+
+/** The id a `providers[].models[]` entry names. */
+export function modelIdOf(m: ModelEntry): string {
+  return typeof m === 'string' ? m : m.id;
+}
+
+const MAX_CONTEXT_WINDOW = 100_000_000;
+const MAX_PRICE = 100_000;
+
+function price(value: unknown, field: string): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > MAX_PRICE) {
+    throw new ValidationError(
+      field,
+      `must be a number of USD per million tokens, 0 to ${MAX_PRICE}`,
+    );
+  }
+  return value;
+}
+
+/** A model id, or `{ id, contextWindow, price: { input, output, cacheRead } }`. */
+export function validateModelEntry(value: unknown, field: string): ModelEntry {
+  if (!isPlainObject(value)) return string(value, field);
+  const o = object(value, field, ['id', 'contextWindow', 'price']);
+  const entry: ModelEntry = { id: string(o.id, `${field}.id`) };
+  const window = optional(o.contextWindow, (v) =>
+    integer(v, `${field}.contextWindow`, { min: 1, max: MAX_CONTEXT_WINDOW }),
+  );
+  if (window !== undefined) entry.contextWindow = window;
+  if (o.price !== undefined) {
+    const p = object(o.price, `${field}.price`, ['input', 'output', 'cacheRead']);
+    const out: ModelPrice = {
+      input: price(p.input, `${field}.price.input`),
+      output: price(p.output, `${field}.price.output`),
+    };
+    const cacheRead = optional(p.cacheRead, (v) => price(v, `${field}.price.cacheRead`));
+    if (cacheRead !== undefined) out.cacheRead = cacheRead;
+    entry.price = out;
+  }
+  return entry;
 }

@@ -14,6 +14,7 @@ import type { Catalog } from '../config/catalog';
 import {
   checkSubscriptionProvider,
   ValidationError,
+  targetRefOf,
   validateCombo,
   validateConnection,
   validateProvider,
@@ -177,10 +178,11 @@ export class AdminService {
   }
 
   listCombos(): ComboConfig[] {
-    return [...this.catalog().combos.values()].map(({ name, strategy, targets }) => ({
+    return [...this.catalog().combos.values()].map(({ name, strategy, targets, options }) => ({
       name,
       strategy,
       targets,
+      ...(options ? { options } : {}),
     }));
   }
 
@@ -188,7 +190,8 @@ export class AdminService {
     const combo = validateCombo(input, 'combo');
     const catalog = this.catalog();
     combo.targets.forEach((t, i) => {
-      const provider = t.slice(0, t.indexOf('/'));
+      const ref = targetRefOf(t);
+      const provider = ref.slice(0, ref.indexOf('/'));
       if (!catalog.providers.has(provider)) {
         throw new ValidationError(`combo.targets[${i}]`, `provider "${provider}" does not exist`);
       }

@@ -3,6 +3,8 @@ import type {
   ComboConfig,
   ConnectionOptions,
   ConnectionView,
+  ModelEntry,
+  ModelSpec,
   ProviderFormat,
   ProviderOptions,
   ProviderView,
@@ -29,6 +31,33 @@ export interface CatalogProvider {
   enabled: boolean;
   options?: ProviderOptions;
   connections: CatalogConnection[];
+  /** The models configured with a context window or price, by id. */
+  modelSpecs?: ReadonlyMap<string, ModelSpec>;
+}
+
+/** A provider as the store gives it: its models may carry a context window and price. */
+export interface CatalogProviderInput extends Omit<CatalogProvider, 'models' | 'modelSpecs'> {
+  models: readonly ModelEntry[];
+}
+
+/** Context window and price of well-known models, by model id (see routing/model-defaults). */
+export type ModelDefaults = ReadonlyMap<string, Omit<ModelSpec, 'id'>>;
+
+const NO_DEFAULTS: ModelDefaults = new Map();
+
+/** `openrouter/claude-sonnet-4-5-20250929` → `claude-sonnet-4-5`: the defaults' key. */
+function baseModelId(model: string): string {
+  return model.slice(model.lastIndexOf('/') + 1).replace(/-(\d{8}|latest)$/, '');
+}
+
+function catalogProvider(p: CatalogProviderInput): CatalogProvider {
+  const specs = new Map<string, ModelSpec>();
+  for (const m of p.models) if (typeof m !== 'string') specs.set(m.id, m);
+  return {
+    ...p,
+    models: p.models.map((m) => (typeof m === 'string' ? m : m.id)),
+    modelSpecs: specs,
+  };
 }
 
 /**
@@ -43,10 +72,12 @@ export class Catalog {
   readonly modelOwners: ReadonlyMap<string, string[]>;
 
   constructor(
-    providers: CatalogProvider[],
+    inputs: CatalogProviderInput[],
     combos: ComboConfig[],
     private readonly env: NodeJS.ProcessEnv,
+    private readonly modelDefaults: ModelDefaults = NO_DEFAULTS,
   ) {
+    const providers = inputs.map(catalogProvider);
     this.providers = new Map(providers.map((p) => [p.id, p]));
     this.combos = new Map(combos.map((c) => [c.name, c]));
     this.connections = new Map(providers.flatMap((p) => p.connections.map((c) => [c.id, c])));
@@ -56,6 +87,23 @@ export class Catalog {
       for (const m of p.models) owners.set(m, [...(owners.get(m) ?? []), p.id]);
     }
     this.modelOwners = owners;
+  }
+
+  /**
+   * What is known of a provider's model: its configured entry over the defaults for the model
+   * id (`vendor/model`, `model-20250929` and `model-latest` also match `model`'s). Fields nobody
+   * knows stay unset.
+   */
+  modelSpec(provider: string, model: string): ModelSpec {
+    const configured = this.providers.get(provider)?.modelSpecs?.get(model);
+    const defaults = this.modelDefaults.get(model) ?? this.modelDefaults.get(baseModelId(model));
+    const contextWindow = configured?.contextWindow ?? defaults?.contextWindow;
+    const price = configured?.price ?? defaults?.price;
+    return {
+      id: model,
+      ...(contextWindow !== undefined ? { contextWindow } : {}),
+      ...(price !== undefined ? { price } : {}),
+    };
   }
 
   /** The credential to send upstream, or null when none is configured (local providers). */
@@ -99,6 +147,7 @@ export class Catalog {
       baseUrl: p.baseUrl,
       authClass: p.authClass,
       models: [...p.models],
+      modelSpecs: [...(p.modelSpecs?.values() ?? [])],
       timeouts: { ...p.timeouts },
       enabled: p.enabled,
       quotaFamilies: p.options?.quotaFamilies ?? {},

@@ -10,7 +10,13 @@ import { TIMEOUT_KEYS, type TimeoutRanges } from '../../../shared/schema/timeout
 import { DAY_MS } from '../../../shared/schema/values';
 import { findSetting } from '../settings/registry';
 
-export { parseTargetRef, type TargetRef, validateCombo } from '../../../shared/schema/combo';
+export {
+  parseTargetRef,
+  type TargetRef,
+  targetRefOf,
+  validateCombo,
+  weightOf,
+} from '../../../shared/schema/combo';
 export {
   checkSubscriptionProvider,
   validateConnection,

@@ -1,6 +1,6 @@
 import type { ClientFormat, ProviderFormat } from '../../../shared/contract';
 import type { Catalog, CatalogConnection, CatalogProvider } from '../config/catalog';
-import { parseTargetRef } from '../config/validate';
+import { parseTargetRef, targetRefOf, weightOf } from '../config/validate';
 
 /** One thing routing may try: a provider's model, optionally pinned to one connection. */
 export interface Target {
@@ -8,6 +8,8 @@ export interface Target {
   provider: CatalogProvider;
   model: string;
   pinnedConnection: string | null;
+  /** The combo's `weight` for this target (1 when unset). */
+  weight?: number;
 }
 
 /** A target bound to one connection: the unit the pipeline dispatches. */
@@ -25,7 +27,7 @@ export function providerFormatFor(client: ClientFormat): ProviderFormat {
   return client === 'anthropic' ? 'anthropic' : 'openai';
 }
 
-function targetOf(catalog: Catalog, ref: string): Target | null {
+function targetOf(catalog: Catalog, ref: string, weight?: number): Target | null {
   const parsed = parseTargetRef(ref);
   if (!parsed) return null;
   const provider = catalog.providers.get(parsed.provider);
@@ -35,6 +37,7 @@ function targetOf(catalog: Catalog, ref: string): Target | null {
     provider,
     model: parsed.model,
     pinnedConnection: parsed.connection,
+    ...(weight !== undefined && weight !== 1 ? { weight } : {}),
   };
 }
 
@@ -47,7 +50,7 @@ export function resolveModel(catalog: Catalog, model: string): Resolution {
   const combo = catalog.combos.get(model);
   if (combo) {
     const targets = combo.targets
-      .map((t) => targetOf(catalog, t))
+      .map((t) => targetOf(catalog, targetRefOf(t), weightOf(t)))
       .filter((t): t is Target => t !== null);
     return { kind: 'targets', combo: combo.name, targets };
   }

@@ -1,4 +1,5 @@
 import type { BreakwaterConfig } from '../../../shared/contract';
+import { targetRefOf } from '../../../shared/schema/combo';
 import type { Logger } from '../logger';
 import { flattenSettings, type Settings } from '../settings/settings';
 import type { Store } from './';
@@ -39,7 +40,7 @@ export function applyConfig(
       });
     });
     for (const combo of config.combos ?? []) {
-      for (const target of combo.targets) {
+      for (const target of combo.targets.map(targetRefOf)) {
         const provider = target.slice(0, target.indexOf('/'));
         if (!store.providers.get(provider)) {
           log.warn(

@@ -1,8 +1,13 @@
 // Repository for combos (named, ordered lists of targets).
 
-import type { ComboConfig, ComboStrategy } from '../../../shared/contract';
+import type {
+  ComboConfig,
+  ComboOptions,
+  ComboStrategy,
+  ComboTarget,
+} from '../../../shared/contract';
 import type { Db } from './db';
-import { parseStringArray } from './json';
+import { parseJson } from './json';
 
 export interface ComboRecord extends ComboConfig {
   position: number;
@@ -59,7 +64,7 @@ export function createComboRepo(db: Db, now: () => number = Date.now): ComboRepo
       upsertStmt.run({
         name: rec.name,
         strategy: rec.strategy,
-        targets: JSON.stringify(rec.targets ?? []),
+        targets: targetsColumn(rec),
         position:
           typeof rec.position === 'number' && Number.isFinite(rec.position)
             ? Math.trunc(rec.position)
@@ -71,11 +76,36 @@ export function createComboRepo(db: Db, now: () => number = Date.now): ComboRepo
   };
 }
 
+/**
+ * The `targets` column holds the target list, or, when the combo has options, `{ targets,
+ * options }` (no column of their own without a migration; a plain list stays readable).
+ */
+function targetsColumn(rec: ComboConfig): string {
+  const targets = rec.targets ?? [];
+  const options = rec.options;
+  return JSON.stringify(
+    options && Object.keys(options).length > 0 ? { targets, options } : targets,
+  );
+}
+
+function isTarget(v: unknown): v is ComboTarget {
+  return (
+    typeof v === 'string' ||
+    (typeof v === 'object' && v !== null && typeof (v as { target?: unknown }).target === 'string')
+  );
+}
+
 function fromRow(row: ComboRow): ComboRecord {
-  return {
+  const stored = parseJson<unknown>(row.targets, []);
+  const wrapped = typeof stored === 'object' && stored !== null && !Array.isArray(stored);
+  const list = wrapped ? (stored as { targets?: unknown }).targets : stored;
+  const options = wrapped ? (stored as { options?: unknown }).options : undefined;
+  const rec: ComboRecord = {
     name: row.name,
     strategy: row.strategy as ComboStrategy,
-    targets: parseStringArray(row.targets),
+    targets: Array.isArray(list) ? list.filter(isTarget) : [],
     position: row.position,
   };
+  if (typeof options === 'object' && options !== null) rec.options = options as ComboOptions;
+  return rec;
 }

@@ -2,19 +2,21 @@
 
 import type {
   AuthClass,
+  ModelEntry,
   ProviderFormat,
   ProviderOptions,
   UpstreamTimeouts,
 } from '../../../shared/contract';
 import type { Db } from './db';
-import { parseObject, parseStringArray } from './json';
+import { parseJson, parseObject } from './json';
 
 export interface ProviderRecord {
   id: string;
   format: ProviderFormat;
   baseUrl: string;
   authClass: AuthClass;
-  models: string[];
+  /** Ids, or `{ id, contextWindow, price }` entries (the same JSON column). */
+  models: ModelEntry[];
   timeouts: Partial<UpstreamTimeouts>;
   options?: ProviderOptions;
   enabled: boolean;
@@ -98,10 +100,21 @@ function fromRow(row: ProviderRow): ProviderRecord {
     format: row.format as ProviderFormat,
     baseUrl: row.base_url,
     authClass: row.auth_class as AuthClass,
-    models: parseStringArray(row.models),
+    models: parseModelEntries(row.models),
     timeouts: parseObject<Partial<UpstreamTimeouts>>(row.timeouts),
     options: parseObject<ProviderOptions>(row.options),
     enabled: row.enabled !== 0,
     position: row.position,
   };
+}
+
+/** Model entries as stored; a corrupt entry is dropped rather than failing the whole list. */
+function parseModelEntries(text: unknown): ModelEntry[] {
+  const value = parseJson<unknown>(text, []);
+  if (!Array.isArray(value)) return [];
+  return value.filter(
+    (v): v is ModelEntry =>
+      typeof v === 'string' ||
+      (typeof v === 'object' && v !== null && typeof (v as { id?: unknown }).id === 'string'),
+  );
 }
