@@ -3,12 +3,15 @@
 //
 // Electron can run when (1) on Linux and other X11/Wayland systems, a display is set, and
 // (2) the Electron binary is installed (node_modules/electron/path.txt + dist/), or one attempt
-// to fetch it (node_modules/electron/install.js, 60 s at most) succeeds.
+// to fetch it (node_modules/electron/install.js, 60 s at most) succeeds, and (3) better-sqlite3
+// exists built for Electron's ABI in a folder of its own (scripts/electron-native.mjs; fetched or
+// built once, the Node build in node_modules stays as it is for `serve` and the tests).
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { buildIfStale, DESKTOP_OUTPUTS, ROOT } from './build-if-stale.mjs';
+import { electronBindingPath, ensureElectronBinding, nativeTarget } from './electron-native.mjs';
 import { runChild, serve } from './serve.mjs';
 
 const INSTALL_TIMEOUT_MS = 60_000;
@@ -80,15 +83,36 @@ function findElectron() {
   return { reason: `the Electron binary is missing and downloading it failed: ${why}` };
 }
 
+function headless(reason, args) {
+  say(`Electron cannot start here (${reason}); running the headless server instead.`);
+  say(
+    'The dashboard opens in a browser instead of a window: see the "Dashboard:" line below once it listens.',
+  );
+  return serve(args);
+}
+
+/** The Electron build of better-sqlite3: { file } or { reason }. */
+function electronBinding() {
+  let target;
+  try {
+    target = nativeTarget(ROOT);
+  } catch (err) {
+    return { reason: `better-sqlite3 or electron is not installed (${String(err)})` };
+  }
+  const cached = electronBindingPath(target);
+  if (existsSync(cached)) return { file: cached };
+  say(
+    `first desktop start: getting better-sqlite3 for Electron ${target.electronVersion} (a prebuilt download, else a build from source; once)`,
+  );
+  const made = ensureElectronBinding(target);
+  return made.ok ? { file: made.file } : { reason: made.reason };
+}
+
 async function main(args) {
   const found = findElectron();
-  if (!found.binary) {
-    say(`Electron cannot start here (${found.reason}); running the headless server instead.`);
-    say(
-      'The dashboard opens in a browser instead of a window: see the "Dashboard:" line below once it listens.',
-    );
-    return serve(args);
-  }
+  if (!found.binary) return headless(found.reason, args);
+  const binding = electronBinding();
+  if (!binding.file) return headless(binding.reason, args);
   try {
     buildIfStale(DESKTOP_OUTPUTS);
   } catch (err) {
@@ -97,6 +121,7 @@ async function main(args) {
   }
   const env = { ...process.env };
   delete env.ELECTRON_RUN_AS_NODE;
+  env.BREAKWATER_SQLITE_BINDING = binding.file;
   return runChild(found.binary, [ROOT, ...args], { env });
 }
 
