@@ -71,7 +71,7 @@ export function createGatewayServer(deps: ServerDeps): GatewayServer {
       );
       if (!res.headersSent) {
         res.setHeader('connection', 'close');
-        sendError(res, 'openai-chat', {
+        sendError(res, formatForUnknownPath(req.url ?? '', req.headers['anthropic-version']), {
           status: 500,
           kind: 'internal',
           code: 'internal_error',

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import type { CatalogProvider } from '../config/catalog';
+import { redactSecrets } from '../logger';
 
 // Upstream headers are built from scratch: only these client headers are copied, so the
 // client's own auth, session and lease headers can never leak to a provider.
@@ -54,12 +55,22 @@ export function credentialHeaders(
   return { authorization: `Bearer ${secret}` };
 }
 
-const PASSED_BACK_PREFIXES = ['x-ratelimit-', 'anthropic-', 'openai-', 'x-request-id'];
-const PASSED_BACK = new Set(['content-type', 'retry-after', 'request-id', 'x-request-id']);
+// An allowlist: a provider's response headers can carry account data (`openai-organization`,
+// an org id) and some echo the caller's key into request ids; a client needs only these.
+const PASSED_BACK = new Set([
+  'content-type',
+  'retry-after',
+  'retry-after-ms',
+  'x-should-retry',
+  'request-id',
+  'x-request-id',
+]);
+const PASSED_BACK_PREFIXES = ['x-ratelimit-', 'anthropic-ratelimit-'];
 
 /**
- * Provider response headers a client may use (rate-limit state, request ids, Retry-After);
- * everything else (cookies, hop-by-hop, CDN noise) stays behind.
+ * Provider response headers a client may use (content type, request ids, rate-limit state,
+ * Retry-After); everything else (cookies, organisation ids, hop-by-hop, CDN noise) stays
+ * behind. Their values still need `scrubSecrets` before they are written.
  */
 export function clientResponseHeaders(
   upstream: Record<string, string | string[] | undefined>,
@@ -76,4 +87,23 @@ function passesBack(name: string): boolean {
   if (PASSED_BACK.has(name)) return true;
   for (const prefix of PASSED_BACK_PREFIXES) if (name.startsWith(prefix)) return true;
   return false;
+}
+
+/**
+ * Relayed header values with every configured secret masked: some providers echo the key they
+ * were sent into a request id. An `includes` per value and secret, on every answer.
+ */
+export function scrubSecrets(headers: OutgoingHttpHeaders, secrets: readonly string[]): void {
+  for (const name in headers) {
+    const value = headers[name];
+    if (typeof value === 'string') headers[name] = scrubbed(value, secrets);
+    else if (Array.isArray(value)) headers[name] = value.map((v) => scrubbed(v, secrets));
+  }
+}
+
+function scrubbed(value: string, secrets: readonly string[]): string {
+  for (const secret of secrets) {
+    if (secret.length >= 4 && value.includes(secret)) return redactSecrets(value, secrets);
+  }
+  return value;
 }

@@ -2,9 +2,10 @@ import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Catalog } from '../../config/catalog';
 import type { Candidate } from '../../routing/resolve';
 import { parseError } from '../../translate';
-import { clientResponseHeaders } from '../../upstream/headers';
+import { clientResponseHeaders, scrubSecrets } from '../../upstream/headers';
 import { clientErrorFromUpstream } from '../../upstream/upstream-errors';
 import { type ErrorKind, errorBody, type GatewayError, sendError } from '../../wire/client-errors';
+import { headerValue } from '../../wire/header-value';
 import type { HeldError } from './attempt';
 import type { RequestContext } from './context';
 import { translatedFor } from './translate';
@@ -16,22 +17,27 @@ export function fail(ctx: RequestContext, res: ServerResponse, err: GatewayError
   ctx.errorMessage ??= err.message;
   if (ctx.clientGone) return;
   const decision: Record<string, string> =
-    ctx.steps.length > 0 ? { 'x-breakwater-decision': ctx.steps.join('; ') } : {};
+    ctx.steps.length > 0 ? { 'x-breakwater-decision': headerValue(ctx.steps.join('; ')) } : {};
   sendError(res, ctx.endpoint.format, { ...err, headers: { ...err.headers, ...decision } });
 }
 
-/** Adds the routing decision headers to `out` (built once per answer, never copied). */
+/**
+ * Finishes the head of a relayed answer in `out` (built once per answer, never copied): the
+ * provider headers it carries are scrubbed of every configured secret, and the routing
+ * decision headers are added.
+ */
 export function addDecisionHeaders(
   out: OutgoingHttpHeaders,
   ctx: RequestContext,
   candidate: Candidate,
 ): OutgoingHttpHeaders {
-  out['x-breakwater-decision'] = ctx.steps.join('; ');
-  out['x-breakwater-connection'] = candidate.connection.id;
+  scrubSecrets(out, ctx.catalog.secrets());
+  out['x-breakwater-decision'] = headerValue(ctx.steps.join('; '));
+  out['x-breakwater-connection'] = headerValue(candidate.connection.id);
   const translated = translatedFor(ctx, candidate);
   if (translated) {
     out['x-breakwater-translated'] = `${ctx.endpoint.format} -> ${translated.wire}`;
-    if (translated.dropped) out['x-breakwater-dropped'] = translated.dropped;
+    if (translated.dropped) out['x-breakwater-dropped'] = headerValue(translated.dropped);
   }
   return out;
 }

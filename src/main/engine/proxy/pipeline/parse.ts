@@ -1,3 +1,4 @@
+import { hasControlCharacter } from '../../wire/header-value';
 import { forEachMember, keyIs } from '../../wire/json-members';
 import { isValidJson } from '../../wire/json-validate';
 import type { RequestContext, RequestStage } from './context';
@@ -52,6 +53,9 @@ export const parse: RequestStage = {
         '`model` is required and must be a non-empty string',
         'model',
       );
+    }
+    if (hasControlCharacter(model)) {
+      return invalid('invalid_model', '`model` must not contain control characters', 'model');
     }
     ctx.model = model;
     ctx.stream = !ctx.endpoint.countTokens && stream === true;
