@@ -22,13 +22,15 @@ import { createGatewayServer, type GatewayServer } from './proxy/server';
 import { handleSessionLeases } from './proxy/session-leases';
 import type { OperatorRule } from './resilience/error-rules';
 import { FlowControl } from './resilience/flow-control';
+import type { HostNetworkEvent } from './resilience/host-network';
 import { LeaseService } from './resilience/lease-service';
 import { ResilienceManager } from './resilience/manager';
 import { SubscriptionService } from './resilience/subscription-service';
+import { loadModelDefaults } from './routing/model-defaults';
 import { Settings } from './settings/settings';
 import { openStore, type SecretCodec, type Store } from './store';
-import { loadModelDefaults } from './routing/model-defaults';
 import { applyConfig } from './store/apply-config';
+import { setSqliteBinding } from './store/database';
 import { createUiHandler } from './ui/static';
 import { UpstreamPools } from './upstream/pools';
 import { VERSION } from './version';
@@ -55,6 +57,8 @@ export interface EngineOptions {
   uiDir?: string;
   /** Seals literal provider keys at rest (the desktop host passes the OS keychain's). */
   secretCodec?: SecretCodec;
+  /** better-sqlite3's native module built for another runtime (the desktop host under Electron). */
+  sqliteBinding?: string;
 }
 
 export interface ListenInfo {
@@ -68,7 +72,8 @@ export interface Engine {
   readonly admin: AdminService;
   /** The admin API's operations in process, with its answers: the desktop's IPC calls them. */
   readonly actions: AdminActions;
-  listen(): Promise<ListenInfo>;
+  /** Binds the configured port, or `port` (the desktop's "retry on another port"). */
+  listen(port?: number): Promise<ListenInfo>;
   stop(opts?: { graceMs?: number }): Promise<void>;
   snapshot(): Snapshot;
   onEvent(listener: (e: EngineEvent) => void): () => void;
@@ -76,6 +81,10 @@ export interface Engine {
   readonly paused: boolean;
   /** Pauses or resumes the proxy; emits `gateway.paused` / `gateway.resumed` on a change. */
   setPaused(paused: boolean): void;
+  /** The machine slept, woke or lost its network: network failures then do not count for a while. */
+  noteHostNetwork(event: HostNetworkEvent): void;
+  /** Writes the buffered request-log rows now (the OS is ending the session). */
+  flushLog(): void;
 }
 
 function urlHost(host: string): string {
@@ -113,6 +122,7 @@ export function createEngine(opts: EngineOptions): Engine {
   // The request log prunes lazily, after settings exist; until then the default applies.
   let retentionDays = (): number => 30;
   const dbFile = join(opts.dataDir, 'breakwater.db');
+  if (opts.sqliteBinding) setSqliteBinding(opts.sqliteBinding);
   const store: Store = openStore(dbFile, {
     connections: {
       ...(opts.secretCodec ? { secretCodec: opts.secretCodec } : {}),
@@ -376,18 +386,18 @@ export function createEngine(opts: EngineOptions): Engine {
     adminToken,
     admin,
     actions: createAdminActions({ ...adminOps, snapshot }),
-    async listen() {
+    async listen(port = requestedPort) {
       await new Promise<void>((resolve, reject) => {
         const onError = (err: Error) => reject(err);
         server.server.once('error', onError);
-        server.server.listen(requestedPort, host, () => {
+        server.server.listen(port, host, () => {
           server.server.off('error', onError);
           resolve();
         });
       });
       const address = server.server.address();
-      const port = typeof address === 'object' && address ? address.port : requestedPort;
-      listenInfo = { host, port, baseUrl: `http://${urlHost(host)}:${port}` };
+      const bound = typeof address === 'object' && address ? address.port : port;
+      listenInfo = { host, port: bound, baseUrl: `http://${urlHost(host)}:${bound}` };
       return listenInfo;
     },
     stop(stopOpts = {}) {
@@ -408,5 +418,10 @@ export function createEngine(opts: EngineOptions): Engine {
       return paused;
     },
     setPaused,
+    noteHostNetwork(event) {
+      log.info(`host network: ${event}`);
+      resilience.noteHostNetwork(event, clock.now());
+    },
+    flushLog: () => store.requestLog.flush(),
   };
 }

@@ -13,6 +13,7 @@ export {
   type EngineOptions,
   type ListenInfo,
 } from './engine';
-export { createStderrLogger, type LogLevel } from './logger';
+export { createStderrLogger, type Logger, type LogLevel, redactSecrets } from './logger';
+export type { HostNetworkEvent } from './resilience/host-network';
 export type { SecretCodec } from './store';
 export { VERSION } from './version';

@@ -16,6 +16,13 @@ import {
   type FailureOutcome,
   type FailureState,
 } from './failure-policy';
+import {
+  countsNetworkFailures,
+  HOST_NETWORK_UP,
+  type HostNetwork,
+  type HostNetworkEvent,
+  nextHostNetwork,
+} from './host-network';
 import { lockoutView } from './model-lockout';
 import { NOT_COOLING } from './provider-cooldown';
 import { ResilienceState } from './resilience-state';
@@ -44,6 +51,7 @@ export class ResilienceManager {
   private readonly settings: DerivedSettings;
   private readonly state: ResilienceState;
   private readonly egress: EgressMap;
+  private host: HostNetwork = HOST_NETWORK_UP;
 
   constructor(private readonly deps: ResilienceDeps) {
     this.settings = deriveSettings(deps.settings);
@@ -126,6 +134,8 @@ export class ResilienceManager {
 
   /** A provider-level network failure (refused, reset, DNS, timeout). */
   onNetworkFailure(c: Candidate, probe: boolean, now: number, message: string): void {
+    // The host's own outage (asleep, offline, just back): a probe's permit runs out at its deadline.
+    if (!countsNetworkFailures(this.host, now)) return;
     this.applyFailure({ kind: 'network', candidate: c, probe, message }, null, now);
   }
 
@@ -150,6 +160,11 @@ export class ResilienceManager {
       info.egressIp,
       now,
     );
+  }
+
+  /** The machine slept, woke, went offline or came back (from the desktop host). */
+  noteHostNetwork(event: HostNetworkEvent, now: number): void {
+    this.host = nextHostNetwork(this.host, event, now);
   }
 
   /** Tells the egress cache what a connection just used (from the live request). */
