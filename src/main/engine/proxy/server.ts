@@ -5,6 +5,14 @@ import type { Logger } from '../logger';
 import { sendError } from '../wire/client-errors';
 import { checkHostAndOrigin, matchGatewayKey, presentedKey } from '../wire/guard';
 import { sendAdminError } from '../wire/json-answer';
+import {
+  answerStarted,
+  type ClientLimits,
+  clientErrorFor,
+  DEFAULT_CLIENT_LIMITS,
+  endWithError,
+  SocketsPerAddress,
+} from './client-socket';
 import { formatForUnknownPath, MAX_URL_LENGTH } from './endpoints';
 import { hostRefusalCode } from './pipeline/host';
 import { SESSION_LEASES_PATH } from './session-leases';
@@ -22,6 +30,8 @@ export interface ServerDeps {
     key: GatewayApiKeyConfig | null,
   ): Promise<void>;
   admin(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void>;
+  /** Timeouts for sending a request and sockets per address (defaults: DEFAULT_CLIENT_LIMITS). */
+  limits?: Partial<ClientLimits>;
 }
 
 export interface GatewayServer {
@@ -56,7 +66,18 @@ export function createGatewayServer(deps: ServerDeps): GatewayServer {
     return deps.admin(req, res, url);
   };
 
-  const server = createServer({ noDelay: true, keepAlive: true, requestTimeout: 0 }, (req, res) => {
+  const limits = { ...DEFAULT_CLIENT_LIMITS, ...deps.limits };
+  const perAddress = new SocketsPerAddress(limits.socketsPerAddress);
+  const options = {
+    noDelay: true,
+    keepAlive: true,
+    headersTimeout: limits.headersTimeoutMs,
+    // Bounds receiving the request only: a long streamed answer is not cut.
+    requestTimeout: limits.requestTimeoutMs,
+    // Node checks for expired requests this often (30 s by default, doubling the bound).
+    connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs / 4),
+  };
+  const server = createServer(options, (req, res) => {
     const tracked = req.url?.startsWith('/v1/') ?? false;
     if (tracked) inFlight++;
     idle.set(req.socket, false);
@@ -83,6 +104,15 @@ export function createGatewayServer(deps: ServerDeps): GatewayServer {
     });
   });
   server.on('connection', (socket: Socket) => {
+    if (!perAddress.admit(socket)) {
+      endWithError(socket, {
+        status: 503,
+        kind: 'overloaded',
+        code: 'too_many_connections',
+        message: `this address already holds ${limits.socketsPerAddress} connections to the gateway`,
+      });
+      return;
+    }
     sockets.add(socket);
     idle.set(socket, true);
     socket.once('close', () => {
@@ -90,8 +120,8 @@ export function createGatewayServer(deps: ServerDeps): GatewayServer {
       idle.delete(socket);
     });
   });
-  server.on('clientError', (_err, socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+    if (socket.writable && !answerStarted(socket)) endWithError(socket, clientErrorFor(err.code));
     else socket.destroy();
   });
 
