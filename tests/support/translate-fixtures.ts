@@ -72,7 +72,7 @@ export function responseFixture(from: WireFormat): Json {
 }
 
 export function translateResponse(from: WireFormat, to: WireFormat, body: Json): Json {
-  return emitResponse(to, parseResponse(from, body), NOW_MS);
+  return emitResponse(to, parseResponse(from, body), { nowMs: NOW_MS });
 }
 
 export function streamFixture(from: WireFormat): string {

@@ -159,7 +159,7 @@ describe('from Responses: freeform (custom) tools such as Codex apply_patch', ()
   };
 
   it('their calls come back as custom_tool_call items with the raw input', () => {
-    const r = emitResponse('openai-responses', answer, NOW_MS, custom);
+    const r = emitResponse('openai-responses', answer, { nowMs: NOW_MS, customTools: custom });
     expect(r.output).toEqual([
       expect.objectContaining({
         type: 'custom_tool_call',

@@ -73,19 +73,36 @@ export function parseResponse(format: WireFormat, body: Json): IrResponse {
   return responses.parseResponse(body);
 }
 
-/**
- * `nowMs` fills the creation time fields the client format requires; `customTools` names the
- * request's freeform tools (Responses clients get their calls as `custom_tool_call` items).
- */
-export function emitResponse(
-  format: WireFormat,
-  ir: IrResponse,
-  nowMs: number,
-  customTools: ReadonlySet<string> = new Set(),
-): Json {
+/** What a translated answer needs of its request, beyond the answer itself. */
+export interface ResponseOptions {
+  /** When the answer began: the creation time fields the client format requires. */
+  nowMs: number;
+  /** The clock that stamps the completion time (Responses `completed_at`); `nowMs` if absent. */
+  now?: () => number;
+  /** The request's freeform tools (Responses clients get `custom_tool_call` items). */
+  customTools?: ReadonlySet<string>;
+  /** The request's fields a Responses answer repeats (`requestEcho`). */
+  echo?: Json;
+}
+
+export function emitResponse(format: WireFormat, ir: IrResponse, opts: ResponseOptions): Json {
+  const created = Math.floor(opts.nowMs / 1000);
   if (format === 'anthropic') return anthropic.emitResponse(ir);
-  if (format === 'openai-chat') return chat.emitResponse(ir, Math.floor(nowMs / 1000));
-  return responses.emitResponse(ir, Math.floor(nowMs / 1000), customTools);
+  if (format === 'openai-chat') return chat.emitResponse(ir, created);
+  return responses.emitResponse(ir, {
+    createdAt: created,
+    completedAt: Math.floor((opts.now?.() ?? opts.nowMs) / 1000),
+    ...(opts.customTools ? { custom: opts.customTools } : {}),
+    ...(opts.echo ? { echo: opts.echo } : {}),
+  });
+}
+
+/**
+ * The fields of a client's (already parsed) request its answer repeats: only Responses answers
+ * do, so other formats get undefined and pay nothing.
+ */
+export function requestEcho(client: WireFormat, body: Json): Json | undefined {
+  return client === 'openai-responses' ? responses.responseEcho(body) : undefined;
 }
 
 /** Names of the request's freeform tools (see `IrTool.custom`). */
@@ -99,12 +116,9 @@ export function createStreamParser(format: WireFormat): StreamParser {
   return new responses.ResponsesStreamParser();
 }
 
-export interface WriterOptions {
-  nowMs: number;
+export interface WriterOptions extends ResponseOptions {
   /** Chat clients get a usage chunk only when they asked (`stream_options.include_usage`). */
   includeUsage: boolean;
-  /** The request's freeform tools (Responses clients). */
-  customTools?: ReadonlySet<string>;
 }
 
 export function createStreamWriter(format: WireFormat, opts: WriterOptions): StreamWriter {
@@ -113,9 +127,12 @@ export function createStreamWriter(format: WireFormat, opts: WriterOptions): Str
   if (format === 'openai-chat') {
     return new chat.ChatStreamWriter({ created, includeUsage: opts.includeUsage });
   }
+  const { nowMs } = opts;
   return new responses.ResponsesStreamWriter({
     createdAt: created,
+    now: opts.now ?? (() => nowMs),
     ...(opts.customTools ? { custom: opts.customTools } : {}),
+    ...(opts.echo ? { echo: opts.echo } : {}),
   });
 }
 

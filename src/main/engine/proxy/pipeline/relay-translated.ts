@@ -6,6 +6,7 @@ import {
   type IrUsage,
   isJsonObject,
   parseResponse,
+  requestEcho,
   responseAsStream,
   type WireFormat,
 } from '../../translate';
@@ -55,12 +56,15 @@ export async function relayTranslated(
   const headers = clientResponseHeaders(upstream.headers);
   delete headers['content-type'];
   const customTools = translatedFor(ctx, candidate)?.customTools;
+  const echo = requestEcho(client, bodyOf(ctx));
   const writerOpts = {
     nowMs: ctx.now(),
+    now: ctx.now,
     includeUsage:
       (bodyOf(ctx).stream_options as { include_usage?: unknown } | undefined)?.include_usage ===
       true,
     ...(customTools ? { customTools } : {}),
+    ...(echo ? { echo } : {}),
   };
   ctx.status = upstream.statusCode;
   const broke = (err: unknown): boolean => {
@@ -112,7 +116,7 @@ export async function relayTranslated(
     }
     const ir = parseResponse(wire, parsed);
     setUsage(ctx, ir.usage);
-    const body = JSON.stringify(emitResponse(client, ir, ctx.now(), customTools));
+    const body = JSON.stringify(emitResponse(client, ir, writerOpts));
     if (ctx.clientGone) {
       markClientAbort(ctx);
       return;

@@ -92,6 +92,8 @@ export function emitResponse(ir: IrResponse, created: number): Json {
     object: 'chat.completion',
     created,
     model: ir.model,
+    // No fingerprint describes a translated answer's backend; OpenAI sends null in that case.
+    system_fingerprint: null,
     choices: [
       {
         index: 0,

@@ -76,6 +76,7 @@ export class ChatStreamWriter implements StreamWriter {
         object: 'chat.completion.chunk',
         created: this.opts.created,
         model: this.model,
+        system_fingerprint: null,
         choices: [],
         usage: usageOut(this.usage),
       })}\n\n`;
@@ -94,6 +95,7 @@ export class ChatStreamWriter implements StreamWriter {
       object: 'chat.completion.chunk',
       created: this.opts.created,
       model: this.model,
+      system_fingerprint: null,
       choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
     })}\n\n`;
   }

@@ -16,6 +16,7 @@ import {
   str,
   textOf,
 } from '../ir';
+import { DEFAULT_ECHO } from './echo';
 import { contentParts } from './request';
 
 export function usageIn(u: unknown): IrUsage {
@@ -93,32 +94,37 @@ export function parseResponse(body: Json): IrResponse {
   };
 }
 
+/** A response's own state; the request's part of the envelope comes from its echo. */
+export interface Envelope {
+  id: string;
+  model: string;
+  createdAt: number;
+  /** When the answer ended (seconds); unused while it is in progress. */
+  completedAt: number;
+  status: 'in_progress' | 'completed';
+  output: Json[];
+  usage: Json | null;
+  stop: IrStop | null;
+}
+
 /** A response object; a completed one whose stop cut the answer short is `incomplete`. */
-export function responseObject(
-  id: string,
-  model: string,
-  createdAt: number,
-  status: string,
-  output: Json[],
-  usage: Json | null,
-  stop: IrStop | null,
-): Json {
-  const incomplete = stop === 'max_tokens' || stop === 'content_filter';
+export function responseObject(e: Envelope, echo: Readonly<Json> = DEFAULT_ECHO): Json {
+  const incomplete = e.stop === 'max_tokens' || e.stop === 'content_filter';
+  const completed = e.status === 'completed' && !incomplete;
   return {
-    id,
+    id: e.id,
     object: 'response',
-    created_at: createdAt,
-    status: status === 'completed' && incomplete ? 'incomplete' : status,
+    created_at: e.createdAt,
+    status: e.status === 'completed' && incomplete ? 'incomplete' : e.status,
+    completed_at: completed ? e.completedAt : null,
     error: null,
     incomplete_details: incomplete
-      ? { reason: stop === 'max_tokens' ? 'max_output_tokens' : 'content_filter' }
+      ? { reason: e.stop === 'max_tokens' ? 'max_output_tokens' : 'content_filter' }
       : null,
-    model,
-    output,
-    parallel_tool_calls: true,
-    tool_choice: 'auto',
-    tools: [],
-    usage,
+    model: e.model,
+    output: e.output,
+    usage: e.usage,
+    ...echo,
   };
 }
 
@@ -166,23 +172,32 @@ function outputItem(p: IrResponse['parts'][number], id: string, custom: Readonly
   };
 }
 
-/** `custom`: names of the request's freeform tools, whose calls are `custom_tool_call` items. */
-export function emitResponse(
-  ir: IrResponse,
-  createdAt: number,
-  custom: ReadonlySet<string> = new Set(),
-): Json {
+export interface ResponseOptions {
+  createdAt: number;
+  completedAt: number;
+  /** Names of the request's freeform tools, whose calls are `custom_tool_call` items. */
+  custom?: ReadonlySet<string>;
+  /** The request's fields the envelope repeats (`responseEcho`). */
+  echo?: Readonly<Json>;
+}
+
+export function emitResponse(ir: IrResponse, opts: ResponseOptions): Json {
+  const custom = opts.custom ?? new Set<string>();
   const output = ir.parts.map((p, i) =>
     outputItem(p, itemId(PART_PREFIX[p.type], ir.id, i), custom),
   );
   return responseObject(
-    ir.id,
-    ir.model,
-    createdAt,
-    'completed',
-    output,
-    usageOut(ir.usage),
-    ir.stop,
+    {
+      id: ir.id,
+      model: ir.model,
+      createdAt: opts.createdAt,
+      completedAt: opts.completedAt,
+      status: 'completed',
+      output,
+      usage: usageOut(ir.usage),
+      stop: ir.stop,
+    },
+    opts.echo,
   );
 }
 

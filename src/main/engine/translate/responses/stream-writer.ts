@@ -13,12 +13,16 @@ import {
   mergeIrUsage,
   type StreamWriter,
 } from '../ir';
-import { itemId, responseObject, usageOut } from './response';
+import { type Envelope, itemId, responseObject, usageOut } from './response';
 
 export interface ResponsesWriterOptions {
   createdAt: number;
+  /** The clock (milliseconds) that stamps `completed_at` when the answer ends. */
+  now: () => number;
   /** Names of freeform tools: their calls become `custom_tool_call` items. */
   custom?: ReadonlySet<string>;
+  /** The request's fields the response envelope repeats (`responseEcho`). */
+  echo?: Readonly<Json>;
 }
 
 /** An output item as it is written: `text` gathers its text, arguments or custom input. */
@@ -99,14 +103,11 @@ export class ResponsesStreamWriter implements StreamWriter {
         s += this.closeCurrent();
       }
     }
-    const r = responseObject(
-      this.id,
-      this.model,
-      this.opts.createdAt,
+    const r = this.envelope(
       'completed',
       this.items.map(snapshot),
       usageOut(this.usage),
-      this.stop,
+      Math.floor(this.opts.now() / 1000),
     );
     const type = r.status === 'incomplete' ? 'response.incomplete' : 'response.completed';
     return s + this.ev(type, { response: r });
@@ -118,18 +119,25 @@ export class ResponsesStreamWriter implements StreamWriter {
 
   private start(): string {
     this.started = true;
-    const r = responseObject(
-      this.id,
-      this.model,
-      this.opts.createdAt,
-      'in_progress',
-      [],
-      null,
-      null,
-    );
+    const r = this.envelope('in_progress', [], null, this.opts.createdAt);
     return (
       this.ev('response.created', { response: r }) +
       this.ev('response.in_progress', { response: r })
+    );
+  }
+
+  private envelope(
+    status: Envelope['status'],
+    output: Json[],
+    usage: Json | null,
+    completedAt: number,
+  ): Json {
+    const { id, model } = this;
+    // An answer in progress has no stop yet, whatever the events so far said.
+    const stop = status === 'completed' ? this.stop : null;
+    return responseObject(
+      { id, model, createdAt: this.opts.createdAt, completedAt, status, output, usage, stop },
+      this.opts.echo,
     );
   }
 
@@ -186,8 +194,10 @@ export class ResponsesStreamWriter implements StreamWriter {
   }
 
   private error(error: IrError): string {
-    const body = errorBody('openai-responses', gatewayErrorOf(error)) as { error: Json };
-    return this.ev('error', { code: body.error.code, message: body.error.message, param: null });
+    const { error: e } = errorBody('openai-responses', gatewayErrorOf(error)) as { error: Json };
+    const payload = { type: e.type, code: e.code, message: e.message, param: null };
+    // OpenAI's event has the fields at the top; the Open Responses schema nests them in `error`.
+    return this.ev('error', { code: e.code, message: e.message, param: null, error: payload });
   }
 
   /** Closes the current item (if any) and makes it the newest: `output_item.added` and all. */
