@@ -3,6 +3,7 @@ import type { EngineEvent, Snapshot } from '../../../shared/contract';
 import { readBody } from '../wire/body';
 import { checkAdminToken, isJsonContentType } from '../wire/guard';
 import { sendAdminError, sendJson } from '../wire/json-answer';
+import { streamEvents } from './event-stream';
 import {
   AdminError,
   type AdminOperations,
@@ -49,27 +50,6 @@ interface Route {
   method: string;
   pattern: RegExp;
   handler: Handler;
-}
-
-/** Streams engine events as SSE until the client goes away; a comment line keeps proxies awake. */
-function streamEvents(req: IncomingMessage, res: ServerResponse, deps: AdminDeps): void {
-  res.writeHead(200, {
-    'content-type': 'text/event-stream',
-    'cache-control': 'no-store',
-    'x-accel-buffering': 'no',
-  });
-  res.write(`event: snapshot\ndata: ${JSON.stringify(deps.snapshot())}\n\n`);
-  const off = deps.onEvent((event) => {
-    res.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
-  });
-  const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), 15_000);
-  heartbeat.unref();
-  const stop = () => {
-    off();
-    clearInterval(heartbeat);
-  };
-  req.once('close', stop);
-  res.once('close', stop);
 }
 
 function routes(deps: AdminDeps): Route[] {
@@ -316,6 +296,9 @@ export function createAdminHandler(deps: AdminDeps) {
         return;
       }
       const e = adminError(err, deps.log, `${req.method} ${url.pathname}`);
+      // A body left unread (too large, or refused before it was read) would be parsed as the
+      // next request on this connection.
+      if (!req.complete) res.setHeader('connection', 'close');
       sendAdminError(res, e.status, e.code, e.message, e.field);
     }
   };
