@@ -1,4 +1,5 @@
 import { estimateInputTokens, parseRequest } from '../../translate';
+import { headerValue } from '../../wire/header-value';
 import { bodyOf, type RequestContext, type RequestStage } from './context';
 import { ANSWERED, CONTINUE, type Decision } from './decision';
 
@@ -24,7 +25,7 @@ export const countTokens: RequestStage = {
     ctx.res.writeHead(200, {
       'content-type': 'application/json',
       'content-length': Buffer.byteLength(body),
-      'x-breakwater-decision': ctx.steps.join('; '),
+      'x-breakwater-decision': headerValue(ctx.steps.join('; ')),
       'x-breakwater-token-count': 'estimate',
     });
     ctx.res.end(body);
