@@ -3,13 +3,13 @@
 // the renderer and the engine can all import it.
 
 /** Wire format a client speaks (decided by the endpoint it calls). */
-export type ClientFormat = 'openai-chat' | 'openai-responses' | 'anthropic';
+export type ClientFormat = 'openai-chat' | 'openai-responses' | 'anthropic' | 'gemini';
 /**
  * Wire format a provider speaks (`format` in the config file): `openai` serves Chat Completions
  * and Responses, `openai-chat` only Chat Completions (Ollama, LM Studio, DeepSeek, …),
- * `anthropic` Messages.
+ * `anthropic` Messages, `gemini` the Gemini API (`generateContent`).
  */
-export type ProviderFormat = 'openai' | 'openai-chat' | 'anthropic';
+export type ProviderFormat = 'openai' | 'openai-chat' | 'anthropic' | 'gemini';
 export type AuthClass = 'api_key' | 'oauth' | 'local';
 
 // ---------------------------------------------------------------------------

@@ -25,6 +25,7 @@ const SHORT: Record<WireFormat, string> = {
   anthropic: 'anthropic',
   'openai-chat': 'chat',
   'openai-responses': 'responses',
+  gemini: 'gemini',
 };
 
 export function fixture<T = Json>(name: string): T {

@@ -22,7 +22,10 @@ const anthropicText = (t: string) =>
   `event: content_block_delta\ndata: ${JSON.stringify({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: t } })}\n\n`;
 const responsesText = (t: string) =>
   `event: response.output_text.delta\ndata: ${JSON.stringify({ type: 'response.output_text.delta', item_id: 'm', output_index: 0, content_index: 0, delta: t })}\n\n`;
+const geminiText = (t: string) =>
+  `data: ${JSON.stringify({ candidates: [{ content: { role: 'model', parts: [{ text: t }] }, index: 0 }] })}\n\n`;
 const TEXT: Record<ClientFormat, (t: string) => string> = {
+  gemini: geminiText,
   'openai-chat': chatText,
   anthropic: anthropicText,
   'openai-responses': responsesText,
@@ -209,7 +212,7 @@ describe('§6 property: any chunking of the same stream gives the same counts', 
     fc.constant({ t: '', kind: 'beat' as const }),
   );
 
-  it.each(['openai-chat', 'anthropic', 'openai-responses'] as const)('%s', (format) => {
+  it.each(['openai-chat', 'anthropic', 'openai-responses', 'gemini'] as const)('%s', (format) => {
     fc.assert(
       fc.property(
         fc.array(eventArb, { maxLength: 20 }),

@@ -71,6 +71,8 @@ interface Shape {
   reasoning: fc.Arbitrary<IrRequest['reasoning']>;
   responseFormat: fc.Arbitrary<IrRequest['responseFormat']>;
   temperature: fc.Arbitrary<number | null>;
+  /** The request's `user` field; formats without one leave it out. */
+  userField?: fc.Arbitrary<string | null>;
 }
 
 const SHAPES: Record<WireFormat, Shape> = {
@@ -149,6 +151,30 @@ const SHAPES: Record<WireFormat, Shape> = {
     responseFormat: fc.constant(null),
     temperature: fc.option(fc.double({ min: 0, max: 2, noNaN: true }), { nil: null }),
   },
+  gemini: {
+    user: fc.array(fc.oneof(text, image, toolResult(fc.boolean())), { minLength: 1, maxLength: 4 }),
+    assistant: fc.array(fc.oneof(text, toolCall, signedReasoning), { minLength: 1, maxLength: 4 }),
+    system: fc.array(word, { maxLength: 3 }),
+    stop: fc.array(word, { maxLength: 2 }),
+    reasoning: fc.option(
+      fc.integer({ min: 1, max: 32_768 }).map((budgetTokens) => ({ effort: null, budgetTokens })),
+      { nil: null },
+    ),
+    responseFormat: fc.option(
+      fc.constantFrom(
+        { type: 'json_object' as const },
+        {
+          type: 'json_schema' as const,
+          name: 'response',
+          schema: { type: 'object' },
+          strict: null,
+        },
+      ),
+      { nil: null },
+    ),
+    temperature: fc.option(fc.double({ min: 0, max: 2, noNaN: true }), { nil: null }),
+    userField: fc.constant(null),
+  },
 };
 
 function conversation(shape: Shape): fc.Arbitrary<IrMessage[]> {
@@ -201,7 +227,7 @@ function request(format: WireFormat): fc.Arbitrary<IrRequest> {
         stream: fc.boolean(),
         reasoning: s.reasoning,
         responseFormat: s.responseFormat,
-        user: fc.option(id, { nil: null }),
+        user: s.userField ?? fc.option(id, { nil: null }),
       })
       // A tool_choice without tools is not sent (Anthropic refuses it).
       .map((ir) =>
@@ -211,12 +237,13 @@ function request(format: WireFormat): fc.Arbitrary<IrRequest> {
 }
 
 describe('requests survive a round trip through their own format', () => {
-  for (const format of ['anthropic', 'openai-chat', 'openai-responses'] as const) {
+  for (const format of ['anthropic', 'openai-chat', 'openai-responses', 'gemini'] as const) {
     it(format, () => {
       fc.assert(
         fc.property(request(format), (ir) => {
           const emitted = emitRequest(format, ir, 'openai-chat');
-          const back = parseRequest(format, JSON.parse(JSON.stringify(emitted.value)));
+          const call = { model: ir.model, stream: ir.stream }; // a Gemini request's URL
+          const back = parseRequest(format, JSON.parse(JSON.stringify(emitted.value)), call);
           expect(back.dropped).toEqual([]);
           expect(back.value).toEqual(ir);
         }),
@@ -270,6 +297,21 @@ function response(format: WireFormat): fc.Arbitrary<IrResponse> {
         )
     );
   }
+  if (format === 'gemini') {
+    return fc
+      .record({
+        ...base,
+        parts: fc.array(fc.oneof(text, toolCall, signedReasoning), { maxLength: 4 }),
+        stop: fc.constantFrom<IrStop>('end', 'max_tokens', 'content_filter'),
+        // Gemini counts thoughts apart from the answer, so they cannot exceed the output.
+        usage: usage(false, true).map((u) => ({ ...u, output: (u.output ?? 0) + (u.reasoning ?? 0) })),
+      })
+      .map((r) => ({
+        ...r,
+        // Gemini ends a turn of calls with STOP, which reads back as tool_use.
+        stop: r.stop === 'end' && r.parts.some((p) => p.type === 'tool_call') ? 'tool_use' : r.stop,
+      }));
+  }
   if (format === 'openai-chat') {
     return fc
       .record({
@@ -305,11 +347,13 @@ function response(format: WireFormat): fc.Arbitrary<IrResponse> {
 }
 
 describe('answers survive a round trip through their own format', () => {
-  for (const format of ['anthropic', 'openai-chat', 'openai-responses'] as const) {
+  for (const format of ['anthropic', 'openai-chat', 'openai-responses', 'gemini'] as const) {
     it(format, () => {
       fc.assert(
         fc.property(response(format), (ir) => {
-          const body = JSON.parse(JSON.stringify(emitResponse(format, ir, { nowMs: 1_750_000_000_000 })));
+          const body = JSON.parse(
+            JSON.stringify(emitResponse(format, ir, { nowMs: 1_750_000_000_000 })),
+          );
           expect(parseResponse(format, body)).toEqual(ir);
         }),
         { numRuns: 200 },
@@ -361,7 +405,7 @@ function collect(
 }
 
 describe('streams survive a round trip through their own format, however the bytes are cut', () => {
-  for (const format of ['anthropic', 'openai-chat', 'openai-responses'] as const) {
+  for (const format of ['anthropic', 'openai-chat', 'openai-responses', 'gemini'] as const) {
     it(format, () => {
       fc.assert(
         fc.property(response(format), fc.integer({ min: 1, max: 64 }), (ir, cut) => {

@@ -46,6 +46,10 @@ describe('a stream that breaks off or fails ends with an error in the client for
       expect(e.data).toMatchObject({ error: { code: 'upstream_stream_incomplete' } }),
     'openai-responses': (e) =>
       expect(e).toMatchObject({ event: 'error', data: { code: 'upstream_stream_incomplete' } }),
+    gemini: (e) =>
+      expect(e.data).toMatchObject({
+        error: { status: 'INTERNAL', details: [{ reason: 'upstream_stream_incomplete' }] },
+      }),
   };
   for (const from of FORMATS) {
     for (const to of others(from)) {

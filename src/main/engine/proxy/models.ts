@@ -54,3 +54,14 @@ export function anthropicModelList(entries: ModelEntry[], createdAt: string): un
     last_id: entries.at(-1)?.id ?? null,
   };
 }
+
+/** `GET /v1beta/models` in the Gemini API's shape (`models/<id>`, the methods each serves). */
+export function geminiModelList(entries: ModelEntry[]): unknown {
+  return {
+    models: entries.map((e) => ({
+      name: `models/${e.id}`,
+      displayName: e.id,
+      supportedGenerationMethods: ['generateContent', 'streamGenerateContent', 'countTokens'],
+    })),
+  };
+}

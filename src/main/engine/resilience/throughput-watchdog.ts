@@ -64,6 +64,22 @@ function chatSignal(data: Json): StreamSignal {
   return pause ? PAUSE : META;
 }
 
+/** Gemini chunks: answer text counts; thoughts and (whole) function calls are the model working. */
+function geminiSignal(data: Json): StreamSignal {
+  if (obj(data.error)) return ERROR;
+  const candidate = obj(Array.isArray(data.candidates) ? data.candidates[0] : null);
+  const parts = obj(candidate?.content)?.parts;
+  let bytes = 0;
+  let pause = false;
+  for (const p of Array.isArray(parts) ? parts : []) {
+    const part = obj(p);
+    if (part?.thought === true || obj(part?.functionCall)) pause = true;
+    else if (typeof part?.text === 'string') bytes += utf8Length(part.text);
+  }
+  if (bytes > 0) return text(bytes);
+  return pause ? PAUSE : META;
+}
+
 const ANTHROPIC_PAUSE_DELTAS = new Set(['input_json_delta', 'thinking_delta', 'signature_delta']);
 const ANTHROPIC_PAUSE_BLOCKS = new Set([
   'tool_use',
@@ -122,6 +138,7 @@ export function classifyStreamEvent(
   }
   if (!parsed) return META;
   if (format === 'openai-chat') return chatSignal(parsed);
+  if (format === 'gemini') return geminiSignal(parsed);
   const type = typeof parsed.type === 'string' ? parsed.type : (event ?? '');
   return format === 'anthropic' ? anthropicSignal(type, parsed) : responsesSignal(type, parsed);
 }

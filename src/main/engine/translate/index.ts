@@ -1,8 +1,9 @@
-// Translation between the three wire formats, as the proxy pipeline uses it. Each format's
+// Translation between the four wire formats, as the proxy pipeline uses it. Each format's
 // adapter converts to and from the internal representation (ir.ts); this module picks adapters.
 import type { ClientFormat, ProviderFormat } from '../../../shared/contract';
 import * as anthropic from './anthropic';
 import * as chat from './chat';
+import * as gemini from './gemini';
 import {
   type IrError,
   type IrRequest,
@@ -20,23 +21,32 @@ import * as responses from './responses';
 import { responseEvents, StreamTranslator } from './stream';
 
 export { type IrUsage, StreamTranslator, TranslationError, type WireFormat };
+export { type GeminiCall, geminiPath } from './gemini';
 
 /**
  * The API a provider is called in for a client of `client`'s format, or null when the client's
  * bytes can go through untouched. `openai` providers serve Chat and Responses; `openai-chat`
- * providers serve Chat only; `anthropic` providers serve Messages.
+ * providers serve Chat only; `anthropic` providers serve Messages; `gemini` providers the Gemini
+ * API, and Gemini clients go to OpenAI providers in Chat.
  */
 export function upstreamFormatFor(
   client: ClientFormat,
   provider: ProviderFormat,
 ): WireFormat | null {
+  if (provider === 'gemini') return client === 'gemini' ? null : 'gemini';
   if (provider === 'anthropic') return client === 'anthropic' ? null : 'anthropic';
   if (client === 'openai-chat') return null;
   if (client === 'openai-responses' && provider === 'openai') return null;
   return 'openai-chat';
 }
 
-export function parseRequest(format: WireFormat, body: Json): Parsed<IrRequest> {
+/** `call` gives a Gemini request its model and streaming, which its URL carries. */
+export function parseRequest(
+  format: WireFormat,
+  body: Json,
+  call: gemini.GeminiCall = { model: '', stream: false },
+): Parsed<IrRequest> {
+  if (format === 'gemini') return gemini.parseRequest(body, call);
   if (format === 'anthropic') return anthropic.parseRequest(body);
   if (format === 'openai-chat') return chat.parseRequest(body);
   return responses.parseRequest(body);
@@ -48,6 +58,7 @@ export function emitRequest(
   provider: ProviderFormat = 'openai',
 ): Parsed<Json> {
   if (format === 'anthropic') return anthropic.emitRequest(ir);
+  if (format === 'gemini') return gemini.emitRequest(ir);
   if (format === 'openai-chat') {
     return chat.emitRequest(ir, {
       maxTokensField: provider === 'openai' ? 'max_completion_tokens' : 'max_tokens',
@@ -69,6 +80,7 @@ export function droppedHeader(dropped: readonly string[]): string {
 
 export function parseResponse(format: WireFormat, body: Json): IrResponse {
   if (format === 'anthropic') return anthropic.parseResponse(body);
+  if (format === 'gemini') return gemini.parseResponse(body);
   if (format === 'openai-chat') return chat.parseResponse(body);
   return responses.parseResponse(body);
 }
@@ -88,6 +100,7 @@ export interface ResponseOptions {
 export function emitResponse(format: WireFormat, ir: IrResponse, opts: ResponseOptions): Json {
   const created = Math.floor(opts.nowMs / 1000);
   if (format === 'anthropic') return anthropic.emitResponse(ir);
+  if (format === 'gemini') return gemini.emitResponse(ir);
   if (format === 'openai-chat') return chat.emitResponse(ir, created);
   return responses.emitResponse(ir, {
     createdAt: created,
@@ -112,6 +125,7 @@ export function customToolsOf(ir: IrRequest): ReadonlySet<string> {
 
 export function createStreamParser(format: WireFormat): StreamParser {
   if (format === 'anthropic') return new anthropic.AnthropicStreamParser();
+  if (format === 'gemini') return new gemini.GeminiStreamParser();
   if (format === 'openai-chat') return new chat.ChatStreamParser();
   return new responses.ResponsesStreamParser();
 }
@@ -124,6 +138,7 @@ export interface WriterOptions extends ResponseOptions {
 export function createStreamWriter(format: WireFormat, opts: WriterOptions): StreamWriter {
   const created = Math.floor(opts.nowMs / 1000);
   if (format === 'anthropic') return new anthropic.AnthropicStreamWriter();
+  if (format === 'gemini') return new gemini.GeminiStreamWriter();
   if (format === 'openai-chat') {
     return new chat.ChatStreamWriter({ created, includeUsage: opts.includeUsage });
   }
@@ -160,6 +175,7 @@ export function responseAsStream(
 /** An upstream error body (any format) as an IR error, or null when it is not one. */
 export function parseError(upstream: WireFormat, status: number, body: unknown): IrError | null {
   if (upstream === 'anthropic') return anthropic.parseError(status, body);
+  if (upstream === 'gemini') return gemini.parseError(status, body);
   if (upstream === 'openai-chat') return chat.parseError(status, body);
   return responses.parseError(status, body);
 }

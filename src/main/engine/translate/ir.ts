@@ -1,8 +1,8 @@
 // The internal representation every format adapter converts to and from. Nothing here knows a
-// wire format: the adapters (anthropic/, chat/, responses/) are the only code that does.
+// wire format: the adapters (anthropic/, chat/, responses/, gemini/) are the only code that does.
 
-/** A wire format: the three client formats double as the three upstream APIs. */
-export type WireFormat = 'openai-chat' | 'openai-responses' | 'anthropic';
+/** A wire format: the four client formats double as the four upstream APIs. */
+export type WireFormat = 'openai-chat' | 'openai-responses' | 'anthropic' | 'gemini';
 
 export type Json = Record<string, unknown>;
 

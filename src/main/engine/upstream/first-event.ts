@@ -27,6 +27,8 @@ const TYPE_STATUS: Record<string, number> = {
 };
 
 function statusOf(error: Record<string, unknown>): number {
+  // Google's errors carry the HTTP status itself.
+  if (typeof error.code === 'number' && error.code >= 400 && error.code < 600) return error.code;
   for (const key of ['type', 'code'] as const) {
     const v = error[key];
     if (typeof v === 'string' && TYPE_STATUS[v]) return TYPE_STATUS[v];

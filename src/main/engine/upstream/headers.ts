@@ -50,8 +50,10 @@ export function credentialHeaders(
   secret: string | null,
 ): Record<string, string> {
   if (!secret) return {};
-  if (provider.format === 'anthropic' && provider.authClass !== 'oauth')
-    return { 'x-api-key': secret };
+  if (provider.authClass !== 'oauth') {
+    if (provider.format === 'anthropic') return { 'x-api-key': secret };
+    if (provider.format === 'gemini') return { 'x-goog-api-key': secret };
+  }
   return { authorization: `Bearer ${secret}` };
 }
 

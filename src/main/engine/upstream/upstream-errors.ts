@@ -20,6 +20,7 @@ function isClientShaped(format: ClientFormat, parsed: unknown): boolean {
   if (!root || typeof root !== 'object') return false;
   const err = root.error as Json | undefined;
   if (!err || typeof err !== 'object' || typeof err.message !== 'string') return false;
+  if (format === 'gemini') return typeof err.code === 'number' && typeof err.status === 'string';
   return format === 'anthropic' ? root.type === 'error' && typeof err.type === 'string' : true;
 }
 

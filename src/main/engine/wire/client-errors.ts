@@ -52,6 +52,20 @@ const OPENAI_TYPES: Record<ErrorKind, string> = {
   internal: 'server_error',
 };
 
+/** Google's `status` (a google.rpc.Code name) per kind, for Gemini API clients. */
+const GOOGLE_STATUSES: Record<ErrorKind, string> = {
+  invalid_request: 'INVALID_ARGUMENT',
+  authentication: 'UNAUTHENTICATED',
+  permission: 'PERMISSION_DENIED',
+  not_found: 'NOT_FOUND',
+  too_large: 'INVALID_ARGUMENT',
+  rate_limit: 'RESOURCE_EXHAUSTED',
+  upstream: 'INTERNAL',
+  overloaded: 'UNAVAILABLE',
+  timeout: 'DEADLINE_EXCEEDED',
+  internal: 'INTERNAL',
+};
+
 export function kindForStatus(status: number): ErrorKind {
   if (status === 400 || status === 422) return 'invalid_request';
   if (status === 401) return 'authentication';
@@ -66,6 +80,20 @@ export function kindForStatus(status: number): ErrorKind {
 
 /** The error body in the caller's own API format. */
 export function errorBody(format: ClientFormat, err: GatewayError): unknown {
+  if (format === 'gemini') {
+    // The gateway's code rides in an ErrorInfo, where Google's clients look for a reason.
+    return {
+      error: {
+        code: err.status,
+        message: err.message,
+        status: GOOGLE_STATUSES[err.kind],
+        details: [
+          { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: err.code, domain: 'breakwater' },
+        ],
+        ...err.extra,
+      },
+    };
+  }
   if (format === 'anthropic') {
     return {
       type: 'error',

@@ -83,6 +83,11 @@ export const FORMAT_HINTS: Record<ProviderFormat, { label: string; hint: string;
     hint: 'Messages API; also Anthropic subscription accounts.',
     url: 'https://api.anthropic.com/v1',
   },
+  gemini: {
+    label: 'Google Gemini',
+    hint: 'Gemini API (generateContent), key sent as x-goog-api-key.',
+    url: 'https://generativelanguage.googleapis.com/v1beta',
+  },
 };
 
 /** The connection form's fields, as text and switches. */

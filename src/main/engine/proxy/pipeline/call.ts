@@ -1,7 +1,7 @@
 import { classify } from '../../resilience/error-rules';
 import { NO_RATE_LIMIT } from '../../resilience/request-queue';
 import type { Candidate } from '../../routing/resolve';
-import type { WireFormat } from '../../translate';
+import { geminiPath, type WireFormat } from '../../translate';
 import { classifyAttemptError, readBounded } from '../../upstream/attempt';
 import { type FirstEventError, peekFirstEventError } from '../../upstream/first-event';
 import { upstreamHeaders } from '../../upstream/headers';
@@ -108,7 +108,12 @@ export function isEventStream(upstream: UpstreamResponse): boolean {
 function bodyFor(ctx: RequestContext, candidate: Candidate): Buffer {
   const model = candidate.target.model;
   const translated = translatedFor(ctx, candidate);
-  if (translated) return Buffer.from(JSON.stringify({ ...translated.json, model }));
+  if (translated) {
+    // A Gemini request names its model in the path.
+    const json = translated.wire === 'gemini' ? translated.json : { ...translated.json, model };
+    return Buffer.from(JSON.stringify(json));
+  }
+  if (ctx.endpoint.gemini) return ctx.raw;
   // Pass the client's bytes through untouched unless the upstream knows the model by another
   // name (combos, `provider/model`); then only the model's bytes change, unless the byte-level
   // edit cannot be shown safe (see model-rewrite.ts).
@@ -119,7 +124,7 @@ function bodyFor(ctx: RequestContext, candidate: Candidate): Buffer {
   );
 }
 
-const WIRE_PATHS: Record<WireFormat, string> = {
+const WIRE_PATHS: Record<Exclude<WireFormat, 'gemini'>, string> = {
   anthropic: '/v1/messages',
   'openai-chat': '/chat/completions',
   'openai-responses': '/responses',
@@ -127,8 +132,12 @@ const WIRE_PATHS: Record<WireFormat, string> = {
 
 function upstreamPathFor(ctx: RequestContext, candidate: Candidate): string {
   const translated = translatedFor(ctx, candidate);
-  // A translated request goes to the other API's own path; the client's query is for its API.
+  const model = candidate.target.model;
+  // A translated request goes to the other API's own path; the client's query is for its API
+  // (a Gemini client's may hold its gateway key, `?key=`).
+  if (translated?.wire === 'gemini') return geminiPath(model, ctx.stream);
   if (translated) return WIRE_PATHS[translated.wire];
+  if (ctx.endpoint.gemini) return geminiPath(model, ctx.stream, ctx.endpoint.countTokens);
   // The query passes through too: Claude Code sends `/v1/messages?beta=true`.
   return upstreamPath(candidate.target.provider.format, ctx.endpoint.path) + ctx.search;
 }

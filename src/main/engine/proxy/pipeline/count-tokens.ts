@@ -1,7 +1,7 @@
-import { estimateInputTokens, parseRequest } from '../../translate';
-import { headerValue } from '../../wire/header-value';
+import { estimateInputTokens, isJsonObject, parseRequest } from '../../translate';
 import { bodyOf, type RequestContext, type RequestStage } from './context';
 import { ANSWERED, CONTINUE, type Decision } from './decision';
+import { countingFormat } from './route';
 
 /**
  * Request stage: `count_tokens` for a model whose first target is not an Anthropic provider.
@@ -12,11 +12,15 @@ export const countTokens: RequestStage = {
   name: 'count-tokens',
   run(ctx: RequestContext): Decision {
     const candidate = ctx.candidates[0]!;
-    if (!ctx.endpoint.countTokens || candidate.target.provider.format === 'anthropic') {
+    if (!ctx.endpoint.countTokens || candidate.target.provider.format === countingFormat(ctx)) {
       return CONTINUE;
     }
-    const tokens = estimateInputTokens(parseRequest('anthropic', bodyOf(ctx)).value);
-    const body = JSON.stringify({ input_tokens: tokens });
+    const gemini = ctx.endpoint.format === 'gemini';
+    // Gemini's countTokens takes contents, or a whole request under `generateContentRequest`.
+    const inner = bodyOf(ctx).generateContentRequest;
+    const request = gemini && isJsonObject(inner) ? inner : bodyOf(ctx);
+    const tokens = estimateInputTokens(parseRequest(ctx.endpoint.format, request).value);
+    const body = JSON.stringify(gemini ? { totalTokens: tokens } : { input_tokens: tokens });
     ctx.served = candidate;
     ctx.status = 200;
     ctx.usage = { inputTokens: tokens, outputTokens: null, cachedTokens: null };
@@ -25,7 +29,7 @@ export const countTokens: RequestStage = {
     ctx.res.writeHead(200, {
       'content-type': 'application/json',
       'content-length': Buffer.byteLength(body),
-      'x-breakwater-decision': headerValue(ctx.steps.join('; ')),
+      'x-breakwater-decision': ctx.steps.join('; '),
       'x-breakwater-token-count': 'estimate',
     });
     ctx.res.end(body);

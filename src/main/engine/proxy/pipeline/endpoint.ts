@@ -12,7 +12,7 @@ export const endpoint: DoorStage = {
         status: 404,
         kind: 'not_found',
         code: 'unknown_endpoint',
-        message: `${req.method} ${url.pathname} is not an endpoint of this gateway (it serves POST /v1/chat/completions, /v1/responses, /v1/messages, /v1/messages/count_tokens and GET /v1/models)`,
+        message: `${req.method} ${url.pathname} is not an endpoint of this gateway (it serves POST /v1/chat/completions, /v1/responses, /v1/messages, /v1/messages/count_tokens, /v1beta/models/{model}:generateContent, :streamGenerateContent and :countTokens, and GET /v1/models and /v1beta/models)`,
       });
     }
     if (req.method !== 'POST') {

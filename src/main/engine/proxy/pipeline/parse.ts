@@ -47,6 +47,8 @@ export const parse: RequestStage = {
       model = valueAt(raw, modelAt);
       stream = valueAt(raw, streamAt);
     }
+    // A Gemini call names both in its path (`/v1beta/models/{model}:streamGenerateContent`).
+    if (ctx.endpoint.gemini) ({ model, stream } = ctx.endpoint.gemini);
     if (typeof model !== 'string' || model.trim() === '') {
       return invalid(
         'missing_model',

@@ -50,10 +50,16 @@ export const route: RequestStage = {
     }
     ctx.candidates = candidates;
     if (ctx.endpoint.countTokens) {
-      // Only Anthropic providers count tokens; the others get an estimate (count-tokens.ts).
-      const native = candidates.filter((c) => c.target.provider.format === 'anthropic');
+      // Only Anthropic (Gemini for Gemini clients) providers count tokens; the others get an
+      // estimate (count-tokens.ts).
+      const native = candidates.filter((c) => c.target.provider.format === countingFormat(ctx));
       if (native.length > 0) ctx.candidates = native;
     }
     return CONTINUE;
   },
 };
+
+/** The provider format that counts a client's tokens natively. */
+export function countingFormat(ctx: RequestContext): 'gemini' | 'anthropic' {
+  return ctx.endpoint.format === 'gemini' ? 'gemini' : 'anthropic';
+}

@@ -72,7 +72,10 @@ export function translateFor(
       continue;
     }
     try {
-      ir ??= parseRequest(ctx.endpoint.format, bodyOf(ctx));
+      ir ??= parseRequest(ctx.endpoint.format, bodyOf(ctx), {
+        model: ctx.model,
+        stream: ctx.stream,
+      });
       const emitted = emitRequest(wire, ir.value, t.provider.format);
       ctx.translated ??= new Map();
       ctx.translated.set(key, {
