@@ -27,6 +27,7 @@ import { LeaseService } from './resilience/lease-service';
 import { ResilienceManager } from './resilience/manager';
 import { SubscriptionService } from './resilience/subscription-service';
 import { loadModelDefaults } from './routing/model-defaults';
+import { RoutingSignals } from './routing/signals';
 import { Settings } from './settings/settings';
 import { openStore, type SecretCodec, type Store } from './store';
 import { applyConfig } from './store/apply-config';
@@ -311,6 +312,7 @@ export function createEngine(opts: EngineOptions): Engine {
     clock,
     log,
     inFlight: inFlightByConnection,
+    routing: new RoutingSignals(opts.random ?? Math.random),
     resilience,
     failoverBudgetMs: settings.derived((s) => s.number('routing.failoverBudgetMs')),
     emergencyFallback: settings.derived((s) => {

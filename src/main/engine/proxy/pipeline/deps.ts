@@ -13,6 +13,7 @@ import type { LeaseService } from '../../resilience/lease-service';
 import type { ResilienceManager } from '../../resilience/manager';
 import type { SubscriptionService } from '../../resilience/subscription-service';
 import type { Candidate } from '../../routing/resolve';
+import type { RoutingSignals } from '../../routing/signals';
 import type { ThroughputWatchdogOptions } from '../../settings/resilience-defaults';
 import type { UpstreamPools } from '../../upstream/pools';
 
@@ -55,6 +56,8 @@ export interface PipelineDeps extends FrontDoorDeps {
   cooldownWait(): Readonly<CooldownWaitSettings>;
   /** Reports a queue rejection for the event stream. */
   events?(r: { code: string; candidate: Candidate; message: string }): void;
+  /** What combo strategies decide from (docs/routing.md), fed by every upstream call. */
+  routing?: RoutingSignals;
   /** Stream throughput watchdog settings (§6) when it is switched on, else null. */
   watchdog?(): ThroughputWatchdogOptions | null;
 }

@@ -19,6 +19,7 @@ import type { PipelineDeps } from './deps';
 import { queueRefusal } from './hold';
 import { preferenceOrder } from './order';
 import { relay } from './relay';
+import { learnCall } from './strategy';
 import { translateFor } from './translate';
 
 /** Fresh starts after a watchdog trip before any byte reached the client, per request. */
@@ -141,6 +142,7 @@ export class Dispatch implements DispatchState {
         }
       }
       const called = await call(a);
+      learnCall(a, called);
       let outcome: AttemptOutcome;
       if (called.kind !== 'answered') outcome = called;
       else {

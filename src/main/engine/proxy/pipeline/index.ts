@@ -19,6 +19,7 @@ import { pause } from './pause';
 import { plan } from './plan';
 import { record } from './record';
 import { route } from './route';
+import { strategy } from './strategy';
 import { runDoor } from './run';
 import { translate } from './translate';
 
@@ -59,6 +60,7 @@ const REQUEST: readonly RequestStage[] = [
   route, //      model → targets → candidates
   countTokens, // a token estimate where no target counts tokens
   plan, //       leased connections taken out or preferred
+  strategy, //   the combo's strategy orders what is left, and says why
   dispatch(ATTEMPT), // candidates in order, failover, cooldown wait, the answer
 ];
 

@@ -30,7 +30,8 @@ export const route: RequestStage = {
       });
     }
     const { resolution } = routed;
-    if (resolution.combo) ctx.steps.push(`combo ${resolution.combo}`);
+    const combo = resolution.combo ? ctx.catalog.combos.get(resolution.combo) : undefined;
+    if (combo) ctx.steps.push(`combo ${combo.name} (${combo.strategy})`);
     const { candidates, unexecutable } = routed.expansion;
     if (candidates.length === 0) {
       const reasons = unexecutable.map((u) => `${u.target}: ${u.reason}`).join('; ');

@@ -1,0 +1,111 @@
+// Remaining quota and reset times as providers announce them in response headers:
+// OpenAI-style `x-ratelimit-{limit,remaining,reset}-{requests,tokens}` (reset as "6m0s", "20ms"),
+// Anthropic `anthropic-ratelimit-{requests,tokens}-{limit,remaining,reset}` (reset RFC 3339) and
+// the subscription `anthropic-ratelimit-unified-*` (utilization 0-1, reset in epoch seconds).
+
+export type Headers = Readonly<Record<string, string | string[] | undefined>>;
+
+/** One limit: how much is left of how much, and when it refills (epoch ms); null when unsaid. */
+export interface QuotaWindow {
+  remaining: number | null;
+  limit: number | null;
+  resetAt: number | null;
+}
+
+export interface Quota {
+  requests: QuotaWindow | null;
+  tokens: QuotaWindow | null;
+  learnedAt: number;
+}
+
+function header(h: Headers, name: string): string | undefined {
+  const v = h[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function num(v: string | undefined): number | null {
+  if (v === undefined || v.trim() === '') return null;
+  const n = Number(v);
+  return Number.isFinite(n) ? n : null;
+}
+
+const DURATION_PART = /(\d+(?:\.\d+)?)(ms|h|m|s)/g;
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** "1h2m3.5s", "20ms", a number of seconds, an RFC 3339 date, or epoch seconds → epoch ms. */
+export function resetTime(v: string | undefined, now: number): number | null {
+  if (v === undefined || v.trim() === '') return null;
+  const n = num(v);
+  // Epoch seconds are large; small numbers are seconds from now.
+  if (n !== null) return n > 1e9 ? n * 1000 : now + n * 1000;
+  let ms = 0;
+  let matched = '';
+  for (const m of v.matchAll(DURATION_PART)) {
+    ms += Number(m[1]) * UNIT_MS[m[2]!]!;
+    matched += m[0];
+  }
+  if (matched.length > 0 && matched === v.trim()) return now + ms;
+  const date = Date.parse(v);
+  return Number.isFinite(date) ? date : null;
+}
+
+function window(
+  h: Headers,
+  now: number,
+  names: { remaining: string; limit: string; reset: string },
+): QuotaWindow | null {
+  const remaining = num(header(h, names.remaining));
+  const limit = num(header(h, names.limit));
+  const resetAt = resetTime(header(h, names.reset), now);
+  if (remaining === null && limit === null && resetAt === null) return null;
+  return { remaining, limit, resetAt };
+}
+
+/** The quota a response announces, or null when it carries no rate-limit header. */
+export function quotaFromHeaders(h: Headers, now: number): Quota | null {
+  const kinds = ['requests', 'tokens'] as const;
+  const out: Quota = { requests: null, tokens: null, learnedAt: now };
+  for (const kind of kinds) {
+    out[kind] =
+      window(h, now, {
+        remaining: `x-ratelimit-remaining-${kind}`,
+        limit: `x-ratelimit-limit-${kind}`,
+        reset: `x-ratelimit-reset-${kind}`,
+      }) ??
+      window(h, now, {
+        remaining: `anthropic-ratelimit-${kind}-remaining`,
+        limit: `anthropic-ratelimit-${kind}-limit`,
+        reset: `anthropic-ratelimit-${kind}-reset`,
+      });
+  }
+  // Subscription accounts announce a utilization of their 5-hour window instead of counts.
+  const utilization = num(header(h, 'anthropic-ratelimit-unified-5h-utilization'));
+  const unifiedReset =
+    resetTime(header(h, 'anthropic-ratelimit-unified-5h-reset'), now) ??
+    resetTime(header(h, 'anthropic-ratelimit-unified-reset'), now);
+  if (out.tokens === null && (utilization !== null || unifiedReset !== null)) {
+    out.tokens = {
+      remaining: utilization === null ? null : Math.max(0, 1 - utilization) * 100,
+      limit: utilization === null ? null : 100,
+      resetAt: unifiedReset,
+    };
+  }
+  return out.requests === null && out.tokens === null ? null : out;
+}
+
+/** The smaller share left of the known limits (0-1), or null when no limit is known. */
+export function remainingShare(q: Quota): number | null {
+  let share: number | null = null;
+  for (const w of [q.requests, q.tokens]) {
+    if (w?.remaining == null || w.limit == null || w.limit <= 0) continue;
+    const s = Math.max(0, Math.min(1, w.remaining / w.limit));
+    share = share === null ? s : Math.min(share, s);
+  }
+  return share;
+}
+
+/** The soonest announced reset (epoch ms), or null. */
+export function nextReset(q: Quota): number | null {
+  const times = [q.requests?.resetAt, q.tokens?.resetAt].filter((t): t is number => t != null);
+  return times.length > 0 ? Math.min(...times) : null;
+}
