@@ -389,8 +389,44 @@ interface EventBase {
   at: number;
 }
 
+/** Which request-shape repair acted (issue 17). */
+export type ShapeMechanism = 'parameter' | 'effort';
+
+/** A request-shape fix learnt from a provider's 400, applied to that provider and model from then on. */
+export interface LearnedFixView {
+  provider: string;
+  model: string;
+  param: string;
+  mechanism: ShapeMechanism;
+  /** What it does: `drop temperature`, `rename max_tokens to max_completion_tokens`, … */
+  fix: string;
+  /** The upstream's words that taught it (an excerpt, no secrets). */
+  cause: string;
+  learnedAt: number;
+}
+
 export type EngineEvent =
   | (EventBase & { type: 'request.completed'; entry: RequestLogEntry })
+  /** A 400 about the request's shape was repaired and the request sent again (one attempt). */
+  | (EventBase & {
+      type: 'shape.repaired';
+      provider: string;
+      connection: string;
+      model: string;
+      mechanism: ShapeMechanism;
+      param: string;
+      /** What was changed, as in the decision header. */
+      change: string;
+      cause: string;
+    })
+  /** Learnt fixes were cleared by an operator (`param` null: every fix of that model, or all). */
+  | (EventBase & {
+      type: 'shape.forgotten';
+      provider: string | null;
+      model: string | null;
+      count: number;
+      cause: string;
+    })
   | (EventBase & {
       type: 'config.changed';
       what: 'providers' | 'connections' | 'combos' | 'settings';

@@ -1,6 +1,9 @@
 import type { ClientFormat } from '../../../shared/contract';
+import { ContentIdleFeed, idleVerdict } from '../resilience/content-idle';
 import { ThroughputWatchdog, WatchdogFeed } from '../resilience/throughput-watchdog';
 import type { ThroughputWatchdogOptions } from '../settings/resilience-defaults';
+import { ContentIdleError } from '../upstream/attempt';
+import type { BodyTap, UpstreamBody } from '../upstream/upstream-body';
 
 /** Errors a relayed stream is destroyed with when the throughput watchdog trips. */
 export class ThroughputTripError extends Error {
@@ -63,4 +66,52 @@ export class StreamWatch {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
   }
+}
+
+/**
+ * The upstream idle timeout for event streams that heartbeats do not reset (§6): undici's body
+ * timeout still ends a silent stream; this one ends a stream whose bytes carry no content for
+ * `idleMs`. One timer per stream, re-armed each period (an eighth of the timeout, 25 ms to 5 s),
+ * so a trip comes at most one period late and never early. Set as the body's tap, it runs from
+ * the answer's head on, through the first-event peek and the relay, until the body is over.
+ */
+export class ContentIdleWatch implements BodyTap {
+  private readonly feed: ContentIdleFeed;
+  private readonly periodMs: number;
+  private lastContentAt: number;
+  private timer: NodeJS.Timeout | null;
+
+  constructor(
+    format: ClientFormat,
+    private readonly idleMs: number,
+    private readonly now: () => number,
+    private readonly body: UpstreamBody,
+  ) {
+    this.feed = new ContentIdleFeed(format);
+    this.periodMs = Math.min(5_000, Math.max(25, Math.floor(idleMs / 8)));
+    this.lastContentAt = now();
+    this.timer = setTimeout(this.tick, this.periodMs);
+    this.timer.unref();
+  }
+
+  chunk(chunk: Buffer): void {
+    this.feed.push(chunk);
+  }
+
+  settled(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  private readonly tick = (): void => {
+    if (!this.timer) return;
+    const verdict = idleVerdict(this.lastContentAt, this.feed.period(), this.now(), this.idleMs);
+    this.lastContentAt = verdict.lastContentAt;
+    if (verdict.idle) {
+      this.timer = null;
+      this.body.destroy(new ContentIdleError(this.idleMs));
+      return;
+    }
+    this.timer.refresh();
+  };
 }

@@ -1,5 +1,6 @@
 import { RESILIENCE_CROSS_CHECKS, RESILIENCE_SETTINGS } from './resilience-settings';
 import type { CrossCheck, SettingDef } from './setting-def';
+import { SHAPE_SETTINGS } from './shape-settings';
 import { SUBSCRIPTION_SETTINGS } from './subscription-settings';
 
 const DAY_MS = 86_400_000;
@@ -62,6 +63,7 @@ export const SETTINGS: readonly SettingDef[] = [
   ...CORE_SETTINGS,
   ...RESILIENCE_SETTINGS,
   ...SUBSCRIPTION_SETTINGS,
+  ...SHAPE_SETTINGS,
 ];
 
 export const CROSS_CHECKS: readonly CrossCheck[] = RESILIENCE_CROSS_CHECKS;

@@ -395,4 +395,5 @@ export const RESILIENCE_PREFIXES = [
   'routing.',
   'providerErrorRules',
   'streamRecovery.',
+  'shapeRepair.',
 ];

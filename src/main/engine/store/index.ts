@@ -8,6 +8,7 @@ import {
 } from './connections';
 import { openDatabase } from './database';
 import type { Db } from './db';
+import { createLearnedFixRepo, type LearnedFixRepo } from './learned-fixes';
 import { createLeaseRepo, type LeaseRepo } from './leases';
 import { createProviderRepo, type ProviderRepo } from './providers';
 import { createRequestLog, type RequestLog, type RequestLogOptions } from './request-log';
@@ -33,6 +34,8 @@ export interface Store {
   sessionPins: SessionPinRepo;
   /** Anthropic subscription lane and limit-reset state per connection. */
   subscription: SubscriptionRepo;
+  /** Request-shape fixes learnt from providers' 400s. */
+  learnedFixes: LearnedFixRepo;
   /** Flushes the request log, then closes the database. Safe to call more than once. */
   close(): void;
 }
@@ -53,6 +56,7 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
       leases: createLeaseRepo(db),
       sessionPins: createSessionPinRepo(db),
       subscription: createSubscriptionRepo(db),
+      learnedFixes: createLearnedFixRepo(db),
       close() {
         if (closed) return;
         closed = true;
@@ -73,6 +77,7 @@ export type { ComboRecord, ComboRepo } from './combos';
 export type { ConnectionRecord, ConnectionRepo } from './connections';
 export { openDatabase } from './database';
 export type { Db } from './db';
+export type { LearnedFixRepo, LearnedFixRow } from './learned-fixes';
 export type { LeaseRepo } from './leases';
 export {
   LATEST_SCHEMA_VERSION,

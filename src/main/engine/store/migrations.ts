@@ -169,6 +169,23 @@ export const migrations: readonly Migration[] = [
       );
     `,
   },
+  // v20 is the request-shape repairs' own (issue 17); versions 7-19 belong to the usage work and
+  // go above this entry, so the list stays in increasing order.
+  {
+    version: 20,
+    name: 'request-shape fixes learnt per provider and model',
+    up: `
+      CREATE TABLE learned_fixes (
+        provider TEXT NOT NULL,
+        model TEXT NOT NULL,
+        param TEXT NOT NULL,
+        fix TEXT NOT NULL,
+        cause TEXT NOT NULL DEFAULT '',
+        learned_at INTEGER NOT NULL,
+        PRIMARY KEY (provider, model, param)
+      ) WITHOUT ROWID;
+    `,
+  },
 ];
 
 /** Highest schema version this build knows how to read and write. */

@@ -10,6 +10,7 @@ const NETWORK_MESSAGES: Record<string, [errorClass: string, message: string]> = 
     'no response headers before the first-byte timeout',
   ],
   UND_ERR_BODY_TIMEOUT: ['timeout_idle', 'no data before the idle timeout'],
+  BW_CONTENT_IDLE: ['timeout_idle', 'no content before the idle timeout (heartbeats only)'],
   ECONNREFUSED: ['network', 'connection refused'],
   ECONNRESET: ['network', 'connection reset'],
   ENOTFOUND: ['network', 'host not found (DNS)'],
@@ -26,6 +27,14 @@ export class DeadlineError extends Error {
   readonly code = 'BW_TOTAL_TIMEOUT';
   constructor(ms: number) {
     super(`no complete answer within the total deadline of ${ms} ms`);
+  }
+}
+
+/** A stream that sent nothing but heartbeats for the idle timeout (RESILIENCE.md §6). */
+export class ContentIdleError extends Error {
+  readonly code = 'BW_CONTENT_IDLE';
+  constructor(ms: number) {
+    super(`no content for ${ms} ms (heartbeats do not count)`);
   }
 }
 

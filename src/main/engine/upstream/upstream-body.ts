@@ -13,6 +13,16 @@ export interface BodyReader {
   error(err: Error): void;
 }
 
+/**
+ * Sees every chunk as it arrives, whoever reads the body and whenever (the content idle timer,
+ * which must run during the first-event peek too); `settled` once the body ended, failed or was
+ * destroyed.
+ */
+export interface BodyTap {
+  chunk(chunk: Buffer): void;
+  settled(): void;
+}
+
 /** Bytes held for a reader that is not reading (yet): past this, the upstream socket pauses. */
 const HIGH_WATER_BYTES = 64 * 1024;
 
@@ -42,6 +52,7 @@ export class UpstreamBody {
   /** The end or the failure has been passed on, to the reader or to `next()`. */
   private settled = false;
   private wake: (() => void) | null = null;
+  private tap: BodyTap | null = null;
 
   constructor(private readonly source: BodySource | null = null) {}
 
@@ -58,10 +69,23 @@ export class UpstreamBody {
     return this.failure !== null || (this.settled && this.ended);
   }
 
+  /** Sets the body's one tap (see BodyTap); a body already over settles it at once. */
+  setTap(tap: BodyTap): void {
+    if (this.failure || this.ended) tap.settled();
+    else this.tap = tap;
+  }
+
+  private untap(): void {
+    const tap = this.tap;
+    this.tap = null;
+    tap?.settled();
+  }
+
   // The producer's side.
 
   push(chunk: Buffer): void {
     if (this.ended || this.failure) return;
+    this.tap?.chunk(chunk);
     if (this.reader && !this.readerPaused && this.chunks.length === 0) {
       this.deliver(this.reader, chunk);
       if (this.readerPaused && !this.failure) this.pauseSource();
@@ -77,6 +101,7 @@ export class UpstreamBody {
   end(): void {
     if (this.ended || this.failure) return;
     this.ended = true;
+    this.untap();
     if (this.reader) this.flush();
     else this.wakeUp();
   }
@@ -85,6 +110,7 @@ export class UpstreamBody {
   fail(err: Error): void {
     if (this.failure || (this.ended && this.settled)) return;
     this.failure = err;
+    this.untap();
     this.chunks = [];
     this.bufferedBytes = 0;
     const reader = this.reader;
@@ -174,6 +200,7 @@ export class UpstreamBody {
     }
     const upstreamOpen = !this.ended;
     this.failure = err;
+    this.untap();
     this.chunks = [];
     this.bufferedBytes = 0;
     if (upstreamOpen) this.source?.abort(err);

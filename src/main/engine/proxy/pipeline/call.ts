@@ -7,9 +7,11 @@ import { type FirstEventError, peekFirstEventError } from '../../upstream/first-
 import { upstreamHeaders } from '../../upstream/headers';
 import { type UpstreamResponse, upstreamPath } from '../../upstream/pools';
 import { rewriteTopLevelModel } from '../../wire/model-rewrite';
+import { ContentIdleWatch } from '../stream-watch';
 import type { Attempt, CallOutcome } from './attempt';
 import { bodyOf, type RequestContext } from './context';
 import { ExecutionExpiredError } from './hold';
+import { ShapedSend } from './shape';
 import { translatedFor } from './translate';
 
 const ERROR_BODY_LIMIT = 64 * 1024;
@@ -29,14 +31,15 @@ export async function call(a: Attempt): Promise<CallOutcome> {
   let firstEvent: FirstEventError | null = null;
   try {
     const secret = ctx.catalog.secretOf(candidate.connection);
-    // The body is made inside, not captured: a frame that outlives the call should not keep a
-    // copy of the request body alive with it.
-    const send = (extra: Readonly<Record<string, string>>): Promise<UpstreamResponse> => {
+    const path = upstreamPathFor(ctx, candidate);
+    const sendBody = (
+      body: Buffer,
+      extra: Readonly<Record<string, string>>,
+    ): Promise<UpstreamResponse> => {
       if (cancel.reason) return Promise.reject(cancel.reason);
-      const body = bodyFor(ctx, candidate);
       const exchange = deps.pools.request({
         provider: candidate.target.provider,
-        path: upstreamPathFor(ctx, candidate),
+        path,
         headers: upstreamHeaders(
           ctx.req.headers,
           candidate.target.provider,
@@ -46,11 +49,23 @@ export async function call(a: Attempt): Promise<CallOutcome> {
           extra,
         ),
         body,
-        timeouts: { ...a.timeouts, totalMs: a.remaining },
+        // A repair or a lane retry sends again within what is left of the attempt's time.
+        timeouts: { ...a.timeouts, totalMs: Math.max(1, a.startedAt + a.remaining - ctx.now()) },
       });
       cancel.bind(exchange);
       return exchange.response;
     };
+    // The body is made inside, not captured: a frame that outlives the call should not keep a
+    // copy of the request body alive with it.
+    const { send } = new ShapedSend(
+      a,
+      deps.shape,
+      () => bodyFor(ctx, candidate),
+      // The shape repairs' body surgery works on the bytes that would be sent, parsed again:
+      // only a refused request or a model with learnt fixes pays for it.
+      () => JSON.parse(bodyFor(ctx, candidate).toString('utf8')) as Record<string, unknown>,
+      sendBody,
+    );
     // Anthropic subscription accounts (§2): a 5-hour limit 429 is answered on this connection
     // (limit reset, low-priority lane) before classification and cooldown see it.
     upstream = deps.subscription?.applies(candidate)
@@ -63,6 +78,11 @@ export async function call(a: Attempt): Promise<CallOutcome> {
         )
       : await send(NO_EXTRA_HEADERS);
     if (isEventStream(upstream) && upstream.statusCode === 200) {
+      if (deps.shape?.contentIdle()) {
+        const wire = translatedFor(ctx, candidate)?.wire ?? ctx.endpoint.format;
+        const body = upstream.body;
+        body.setTap(new ContentIdleWatch(wire, a.timeouts.idleMs, ctx.now, body));
+      }
       firstEvent = await peekFirstEventError(upstream.body);
     }
   } catch (err) {

@@ -1,0 +1,110 @@
+import { applyFix } from '../../resilience/request-surgery';
+import { readErrorText } from '../../resilience/shape-fix';
+import { causeExcerpt, decideShapeRepair, type LearntFix } from '../../resilience/shape-repair';
+import { readBounded } from '../../upstream/attempt';
+import type { UpstreamResponse } from '../../upstream/pools';
+import { UpstreamBody } from '../../upstream/upstream-body';
+import type { Attempt } from './attempt';
+import type { ShapeDeps } from './deps';
+
+type Json = Record<string, unknown>;
+
+/** Sends one request body with these extra headers: the upstream call itself. */
+export type SendBody = (
+  body: Buffer,
+  extra: Readonly<Record<string, string>>,
+) => Promise<UpstreamResponse>;
+
+const ERROR_BODY_LIMIT = 64 * 1024;
+/** Statuses a provider refuses a request's shape with (422: vLLM, Mistral and other validators). */
+const SHAPE_STATUSES = new Set([400, 422]);
+
+/**
+ * The upstream call of one attempt with the request-shape repairs (issue 17): the body goes out
+ * with the fixes learnt for its provider and model; a 400 that a repair reads is answered by
+ * sending the repaired body again, inside this one attempt and its time, before anything
+ * reaches the client. Whatever answer comes last is handed on, so the subscription lane's limit
+ * check (which wraps this) sees a limit 429 that arrives during a repair. One object per
+ * attempt: a lane retry sends the body as repaired so far.
+ */
+export class ShapedSend {
+  private bytes: Buffer | null = null;
+  private json: Json | null = null;
+  private readonly learnt: LearntFix[] = [];
+  private readonly count = { parameter: 0, effort: 0 };
+
+  constructor(
+    private readonly a: Attempt,
+    private readonly shape: ShapeDeps | undefined,
+    /** The body as routing made it: the client's bytes, or the translation, with the model set. */
+    private readonly original: () => Buffer,
+    private readonly originalJson: () => Json,
+    private readonly sendBody: SendBody,
+  ) {}
+
+  readonly send = async (extra: Readonly<Record<string, string>>): Promise<UpstreamResponse> => {
+    const { a, shape } = this;
+    this.bytes ??= this.withLearnt();
+    for (;;) {
+      const res = await this.sendBody(this.bytes, extra);
+      if (!shape || !SHAPE_STATUSES.has(res.statusCode)) {
+        if (res.statusCode < 400) this.remember();
+        return res;
+      }
+      const raw = await readBounded(res.body, ERROR_BODY_LIMIT);
+      const replay = {
+        statusCode: res.statusCode,
+        headers: res.headers,
+        body: UpstreamBody.of([raw]),
+      };
+      if (a.cancel.aborted || a.ctx.now() >= a.startedAt + a.remaining) return replay;
+      const error = readErrorText(raw.toString('utf8'));
+      const body = this.body();
+      const fix = decideShapeRepair(error, body, this.count, shape.settings());
+      const done = fix && applyFix(body, fix);
+      if (!fix || !done) return replay;
+      this.count[fix.mechanism]++;
+      this.json = done.body;
+      this.bytes = Buffer.from(JSON.stringify(done.body));
+      const cause = causeExcerpt(error.message);
+      this.learnt.push({ fix, cause, learnedAt: a.ctx.now() });
+      a.ctx.steps.push(
+        `${a.label} refused the request's shape (HTTP ${res.statusCode}: ${cause.slice(0, 100)}); ${done.note}, sent again`,
+      );
+      shape.repairs.repaired(
+        {
+          provider: a.candidate.target.provider.id,
+          connection: a.candidate.connection.id,
+          model: a.candidate.target.model,
+          change: done.note,
+          cause,
+        },
+        fix,
+      );
+    }
+  };
+
+  /** The body to send first: with the learnt fixes when there are any, else as routing made it. */
+  private withLearnt(): Buffer {
+    const { a, shape } = this;
+    const provider = a.candidate.target.provider.id;
+    const model = a.candidate.target.model;
+    if (!shape?.repairs.knows(provider, model)) return this.original();
+    const applied = shape.repairs.apply(provider, model, this.originalJson(), shape.settings());
+    if (!applied) return this.original();
+    this.json = applied.body;
+    a.ctx.steps.push(`${a.label} sent with learnt fixes: ${applied.notes.join(', ')}`);
+    return Buffer.from(JSON.stringify(applied.body));
+  }
+
+  private body(): Json {
+    this.json ??= this.originalJson();
+    return this.json;
+  }
+
+  private remember(): void {
+    if (this.learnt.length === 0 || !this.shape) return;
+    const { target } = this.a.candidate;
+    this.shape.repairs.remember(target.provider.id, target.model, this.learnt.splice(0));
+  }
+}

@@ -1,0 +1,29 @@
+import type { SettingDef } from './setting-def';
+
+/** Request-shape repairs and the heartbeat-proof idle timeout (issue 17; docs/resilience.md). */
+export const SHAPE_SETTINGS: readonly SettingDef[] = [
+  {
+    key: 'shapeRepair.parameterLearning',
+    kind: 'boolean',
+    defaultValue: true,
+    env: 'BREAKWATER_PARAMETER_LEARNING',
+    description:
+      'A 400 naming an unsupported parameter or value is retried once with that parameter dropped, renamed or clamped, and the fix is remembered per provider and model.',
+  },
+  {
+    key: 'shapeRepair.effortClamp',
+    kind: 'boolean',
+    defaultValue: true,
+    env: 'BREAKWATER_EFFORT_CLAMP',
+    description:
+      'A 400 rejecting the thinking budget or effort level is retried with the highest the provider accepts (at most two retries), and remembered.',
+  },
+  {
+    key: 'streamRecovery.contentIdle',
+    kind: 'boolean',
+    defaultValue: true,
+    env: 'BREAKWATER_CONTENT_IDLE_TIMEOUT',
+    description:
+      'The idle timeout of an event stream counts only content: SSE comments, ping events and empty deltas do not reset it.',
+  },
+];
