@@ -25,6 +25,7 @@ import { FlowControl } from './resilience/flow-control';
 import type { HostNetworkEvent } from './resilience/host-network';
 import { LeaseService } from './resilience/lease-service';
 import { ResilienceManager } from './resilience/manager';
+import { ShapeRepairs } from './resilience/shape-repair';
 import { SubscriptionService } from './resilience/subscription-service';
 import { loadModelDefaults } from './routing/model-defaults';
 import { RoutingSignals } from './routing/signals';
@@ -189,6 +190,13 @@ export function createEngine(opts: EngineOptions): Engine {
     now: () => clock.now(),
     random: opts.random ?? Math.random,
     apiBase: () => settings.string('subscription.anthropicApiBase'),
+  });
+  // Request-shape fixes learnt from providers' 400s (issue 17); they survive restarts.
+  const shapeRepairs = new ShapeRepairs({
+    repo: store.learnedFixes,
+    emit: (e) => events.emit(e),
+    log,
+    now: () => clock.now(),
   });
   const flow = new FlowControl({
     settings,
@@ -357,6 +365,14 @@ export function createEngine(opts: EngineOptions): Engine {
           }
         : null,
     ),
+    shape: {
+      repairs: shapeRepairs,
+      settings: settings.derived((s) => ({
+        parameterLearning: s.boolean('shapeRepair.parameterLearning'),
+        effortClamp: s.boolean('shapeRepair.effortClamp'),
+      })),
+      contentIdle: settings.derived((s) => s.boolean('streamRecovery.contentIdle')),
+    },
   };
 
   const server: GatewayServer = createGatewayServer({
@@ -410,6 +426,7 @@ export function createEngine(opts: EngineOptions): Engine {
         resilience.close();
         await flow.close();
         subscription.close();
+        shapeRepairs.close();
         store.close();
       })();
       return stopped;

@@ -11,6 +11,7 @@ import type { OperatorRule } from '../../resilience/error-rules';
 import type { FlowControl } from '../../resilience/flow-control';
 import type { LeaseService } from '../../resilience/lease-service';
 import type { ResilienceManager } from '../../resilience/manager';
+import type { ShapeRepairSettings, ShapeRepairs } from '../../resilience/shape-repair';
 import type { SubscriptionService } from '../../resilience/subscription-service';
 import type { Candidate } from '../../routing/resolve';
 import type { RoutingSignals } from '../../routing/signals';
@@ -60,6 +61,15 @@ export interface PipelineDeps extends FrontDoorDeps {
   routing?: RoutingSignals;
   /** Stream throughput watchdog settings (§6) when it is switched on, else null. */
   watchdog?(): ThroughputWatchdogOptions | null;
+  /** Request-shape repairs and the heartbeat-proof idle timeout (issue 17). */
+  shape?: ShapeDeps;
+}
+
+export interface ShapeDeps {
+  repairs: ShapeRepairs;
+  settings(): Readonly<ShapeRepairSettings>;
+  /** Whether an event stream's idle timeout counts only content (heartbeats do not reset it). */
+  contentIdle(): boolean;
 }
 
 /** `comboCooldownWait.*`: waiting out a short rate-limit cooldown instead of failing. */
