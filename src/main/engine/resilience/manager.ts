@@ -230,6 +230,7 @@ export class ResilienceManager {
       this.state.markBreaker(id);
       this.state.existingProviderCooldown(id)?.clear();
     }
+    this.state.commit();
     return ids;
   }
 
@@ -237,6 +238,7 @@ export class ResilienceManager {
     const before = this.state.storedHealth(connection.id);
     this.state.setHealth(connection.id, cleared());
     if (!isHealthy(before)) this.state.recovered(connection, 'cleared by operator', now);
+    this.state.commit();
   }
 
   /** Drops all state of a connection that was deleted (the rows go with it by cascade). */
@@ -262,6 +264,7 @@ export class ResilienceManager {
         cause: 're-enabled by operator',
       });
     }
+    this.state.commit();
     return removed.map(lockoutView);
   }
 

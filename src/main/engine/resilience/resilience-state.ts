@@ -210,6 +210,14 @@ export class ResilienceState {
     }
   }
 
+  /**
+   * Writes every pending change now: an operator action is committed before it is acknowledged
+   * (observed transitions wait for the batch, at most `flushIntervalMs`).
+   */
+  commit(): void {
+    this.flusher.flushNow();
+  }
+
   close(): void {
     this.flusher.flushNow();
   }
