@@ -177,3 +177,24 @@ describe('errors between the two OpenAI shapes', () => {
     expect(t.dropped).toEqual(['temperature above 1']);
   });
 });
+
+describe('from Chat Completions: the service tier the provider reports', () => {
+  const chunk = (tier: string) =>
+    `data: ${JSON.stringify({ id: 'c1', model: 'm', service_tier: tier, choices: [{ index: 0, delta: { content: 'Hi' }, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`;
+
+  it('is the Anthropic answer’s usage.service_tier, in Anthropic’s names', () => {
+    const body = { ...responseFixture(FROM), service_tier: 'priority' };
+    expect(translateResponse(FROM, 'anthropic', body).usage).toMatchObject({
+      service_tier: 'priority',
+    });
+    const start = sseEvents(translateStream(FROM, 'anthropic', chunk('default')))[0]!.data;
+    expect(start).toMatchObject({ message: { usage: { service_tier: 'standard' } } });
+  });
+
+  it('is null when the provider named none', () => {
+    const { service_tier: _, ...body } = responseFixture(FROM);
+    expect(translateResponse(FROM, 'anthropic', body).usage).toMatchObject({
+      service_tier: null,
+    });
+  });
+});

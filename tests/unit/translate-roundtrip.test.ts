@@ -8,17 +8,18 @@ import {
   parseRequest,
   parseResponse,
 } from '../../src/main/engine/translate';
-import type {
-  IrEvent,
-  IrImage,
-  IrMessage,
-  IrPart,
-  IrRequest,
-  IrResponse,
-  IrStop,
-  IrText,
-  IrUsage,
-  WireFormat,
+import {
+  type IrEvent,
+  type IrImage,
+  type IrMessage,
+  type IrPart,
+  type IrRequest,
+  type IrResponse,
+  type IrStop,
+  type IrText,
+  type IrUsage,
+  mergeIrUsage,
+  type WireFormat,
 } from '../../src/main/engine/translate/ir';
 import { responseEvents, SseDecoder } from '../../src/main/engine/translate/stream';
 
@@ -304,7 +305,10 @@ function response(format: WireFormat): fc.Arbitrary<IrResponse> {
         parts: fc.array(fc.oneof(text, toolCall, signedReasoning), { maxLength: 4 }),
         stop: fc.constantFrom<IrStop>('end', 'max_tokens', 'content_filter'),
         // Gemini counts thoughts apart from the answer, so they cannot exceed the output.
-        usage: usage(false, true).map((u) => ({ ...u, output: (u.output ?? 0) + (u.reasoning ?? 0) })),
+        usage: usage(false, true).map((u) => ({
+          ...u,
+          output: (u.output ?? 0) + (u.reasoning ?? 0),
+        })),
       })
       .map((r) => ({
         ...r,
@@ -396,10 +400,7 @@ function collect(
     else if (e.type === 'stop') {
       out.stop = e.stop;
       out.stopSequence = e.stopSequence;
-    } else if (e.type === 'usage') {
-      for (const [k, v] of Object.entries(e.usage))
-        if (v !== null) out.usage[k as keyof IrUsage] = v;
-    }
+    } else if (e.type === 'usage') mergeIrUsage(out.usage, e.usage);
   }
   return out;
 }

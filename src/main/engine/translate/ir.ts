@@ -111,6 +111,8 @@ export interface IrUsage {
   cached: number | null;
   cacheCreation: number | null;
   reasoning: number | null;
+  /** The service tier the provider says it served the answer on, when it says (its own name). */
+  serviceTier?: string;
 }
 
 export interface IrResponse {
@@ -174,6 +176,7 @@ export function mergeIrUsage(into: IrUsage, from: IrUsage): void {
   if (from.cached !== null) into.cached = from.cached;
   if (from.cacheCreation !== null) into.cacheCreation = from.cacheCreation;
   if (from.reasoning !== null) into.reasoning = from.reasoning;
+  if (from.serviceTier !== undefined) into.serviceTier = from.serviceTier;
 }
 
 export function emptyRequest(model: string): IrRequest {

@@ -47,7 +47,20 @@ export function usageIn(u: unknown): IrUsage {
   out.output = num(usage.output_tokens);
   out.cached = cached;
   out.cacheCreation = creation;
+  const tier = str(usage.service_tier);
+  if (tier !== null) out.serviceTier = tier;
   return out;
+}
+
+/**
+ * The usage of a whole message (and of `message_start`), with the service tier when the provider
+ * named one: Anthropic's own, or OpenAI's mapped to it (only `priority` has a counterpart).
+ */
+export function messageUsage(u: IrUsage): Json {
+  const tier = u.serviceTier;
+  const known =
+    tier === undefined ? null : tier === 'priority' || tier === 'batch' ? tier : 'standard';
+  return { ...usageOut(u), service_tier: known };
 }
 
 export function usageOut(u: IrUsage): Json {
@@ -98,7 +111,7 @@ export function emitResponse(ir: IrResponse): Json {
         ir.stop === 'end' && ir.parts.some((p) => p.type === 'tool_call') ? 'tool_use' : ir.stop
       ],
     stop_sequence: ir.stopSequence,
-    usage: usageOut(ir.usage),
+    usage: messageUsage(ir.usage),
   };
 }
 

@@ -11,7 +11,7 @@ import {
   mergeIrUsage,
   type StreamWriter,
 } from '../ir';
-import { STOP_OUT, usageOut } from './response';
+import { messageUsage, STOP_OUT, usageOut } from './response';
 
 type Block = 'text' | 'thinking' | 'tool_use';
 
@@ -105,7 +105,7 @@ export class AnthropicStreamWriter implements StreamWriter {
         content: [],
         stop_reason: null,
         stop_sequence: null,
-        usage: usageOut(this.usage),
+        usage: messageUsage(this.usage),
       },
     });
   }

@@ -57,6 +57,13 @@ export function usageOut(u: IrUsage): Json {
   };
 }
 
+/** Chat and Responses report the tier beside the usage, on the answer itself. */
+export function withTier(u: IrUsage, answer: Json): IrUsage {
+  const tier = str(answer.service_tier);
+  if (tier !== null) u.serviceTier = tier;
+  return u;
+}
+
 export function parseResponse(body: Json): IrResponse {
   const choice = obj(arr(body.choices)[0]) ?? {};
   const msg = obj(choice.message) ?? {};
@@ -75,7 +82,7 @@ export function parseResponse(body: Json): IrResponse {
     parts,
     stop,
     stopSequence: null,
-    usage: usageIn(body.usage),
+    usage: withTier(usageIn(body.usage), body),
   };
 }
 

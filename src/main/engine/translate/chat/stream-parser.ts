@@ -3,6 +3,7 @@
 import { unreadableStreamError } from '../errors';
 import {
   arr,
+  emptyUsage,
   type IrEvent,
   incompleteError,
   type Json,
@@ -12,7 +13,7 @@ import {
   str,
 } from '../ir';
 import { eventJson } from '../stream';
-import { parseError, STOP_IN, usageIn } from './response';
+import { parseError, STOP_IN, usageIn, withTier } from './response';
 
 export class ChatStreamParser implements StreamParser {
   private started = false;
@@ -39,7 +40,13 @@ export class ChatStreamParser implements StreamParser {
     }
     if (!this.started) {
       this.started = true;
-      out.push({ type: 'start', id: str(c.id) ?? '', model: str(c.model) ?? '', usage: null });
+      const usage = withTier(emptyUsage(), c);
+      out.push({
+        type: 'start',
+        id: str(c.id) ?? '',
+        model: str(c.model) ?? '',
+        usage: usage.serviceTier === undefined ? null : usage,
+      });
     }
     const choice = obj(arr(c.choices)[0]);
     if (choice) this.choice(choice, out);
