@@ -30,6 +30,10 @@ const api: DesktopBridge = {
   ...actions,
   getSnapshot: () => invoke(IpcChannel.getSnapshot),
   getStartupError: () => invoke(IpcChannel.getStartupError),
+  desktopAction: (action) =>
+    ipcRenderer.invoke(IpcChannel.desktopAction, action) as Promise<
+      IpcInvokeMap[typeof IpcChannel.desktopAction]
+    >,
   onEvents(listener) {
     const handler = (_event: IpcRendererEvent, events: EngineEvent[]): void => listener(events);
     ipcRenderer.on(IpcChannel.events, handler);

@@ -14,7 +14,19 @@ export const IpcChannel = {
   events: 'breakwater:events',
   /** push: show a page of the dashboard (e.g. after a notification click). */
   navigate: 'breakwater:navigate',
+  /** invoke: one of DESKTOP_ACTIONS; answers the startup error after it (null: serving). */
+  desktopAction: 'breakwater:desktop-action',
 } as const;
+
+/** What the desktop window can ask of the shell itself (the port-taken screen, the About panel). */
+export const DESKTOP_ACTIONS = [
+  'retry-other-port',
+  'open-data-folder',
+  'open-logs',
+  'edit-config',
+] as const;
+
+export type DesktopAction = (typeof DESKTOP_ACTIONS)[number];
 
 /**
  * The admin actions of BridgeApi that travel over IPC, one channel each (`breakwater:action:<name>`).
@@ -60,12 +72,18 @@ export interface StartupError {
   /** Short machine-readable code: `EADDRINUSE`, `config`, `engine`, `args`, … */
   code: string;
   message: string;
+  /** EADDRINUSE: the address that was taken, and where to change it. */
+  host?: string;
+  port?: number;
+  configPath?: string;
+  dataDir?: string;
 }
 
 /** Renderer → main (`ipcRenderer.invoke` / `ipcMain.handle`): the result of each channel. */
 export interface IpcInvokeMap {
   [IpcChannel.getSnapshot]: BridgeResult<Snapshot>;
   [IpcChannel.getStartupError]: BridgeResult<StartupError | null>;
+  [IpcChannel.desktopAction]: BridgeResult<StartupError | null>;
 }
 
 /** Main → renderer (`webContents.send` / `ipcRenderer.on`): the payload of each channel. */
@@ -79,4 +97,5 @@ export type DesktopBridge = BridgeApi & {
   getStartupError(): Promise<BridgeResult<StartupError | null>>;
   /** The shell asks the page to show a view (`resilience`, …); returns its unsubscribe. */
   onNavigate(listener: (page: string) => void): () => void;
+  desktopAction(action: DesktopAction): Promise<BridgeResult<StartupError | null>>;
 };

@@ -147,6 +147,9 @@ describe('tray tooltip and menu', () => {
       'copy-base-url',
       'pause',
       'reset-breakers',
+      'open-logs',
+      'open-data-folder',
+      'edit-config',
       'quit',
     ]);
     expect(actions.find((a) => a.action === 'reset-breakers')?.enabled).toBe(false);

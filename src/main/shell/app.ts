@@ -1,17 +1,16 @@
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { app, safeStorage } from 'electron';
-import type { BreakwaterConfig } from '../../shared/contract';
-import { IpcChannel, type StartupError } from '../../shared/ipc';
-import {
-  createEngine,
-  defaultDataDir,
-  type Engine,
-  loadConfigFile,
-  type SecretCodec,
-} from '../engine/index';
-import { describeStartupError, parseShellArgs, type ShellArgs } from './decisions';
+import { app, Menu, safeStorage, shell } from 'electron';
+import { type DesktopAction, IpcChannel, type StartupError } from '../../shared/ipc';
+import { defaultDataDir, type SecretCodec, VERSION } from '../engine/index';
+import { appMenuTemplate } from './app-menu';
+import { parseShellArgs } from './decisions';
+import { type DesktopPrefs, loadPrefs, savePrefs } from './desktop-prefs';
+import { createGatewayHost } from './gateway-host';
 import { forwardEngineEvents, type IpcTarget, push, registerIpcHandlers } from './ipc';
+import { watchHost } from './lifecycle';
+import { type LogFile, logUncaughtErrors, openLogFile } from './log-file';
+import { APP_USER_MODEL_ID, closeHidesWindow, secretSealing, startsHidden } from './policy';
 import {
   copyText,
   createShellTray,
@@ -30,27 +29,9 @@ export interface DesktopOptions {
   /** Directory of the built main entry (`out/main`). */
   mainDir: string;
   argv?: readonly string[];
-}
-
-/** `--config FILE` when given, else `<userData>/config.json` when present, else none. */
-function loadConfig(args: ShellArgs): BreakwaterConfig | undefined {
-  if (args.config) return loadConfigFile(resolve(args.config));
-  const file = join(app.getPath('userData'), 'config.json');
-  return existsSync(file) ? loadConfigFile(file) : undefined;
-}
-
-/** The address the engine tried to bind (its snapshot knows the defaults), for error text. */
-function gatewayAddress(
-  args: ShellArgs,
-  config: BreakwaterConfig | undefined,
-  engine: Engine,
-): { host?: string; port?: number } {
-  try {
-    const { host, port } = engine.snapshot().gateway;
-    return { host, port };
-  } catch {
-    return { host: args.host ?? config?.gateway?.host, port: args.port ?? config?.gateway?.port };
-  }
+  /** Injected by tests to play another OS; the process's own otherwise. */
+  platform?: NodeJS.Platform;
+  env?: NodeJS.ProcessEnv;
 }
 
 function delay(ms: number): Promise<'timeout'> {
@@ -64,12 +45,33 @@ const safeStorageCodec: SecretCodec = {
   decrypt: (sealed) => safeStorage.decryptString(sealed),
 };
 
-/** The desktop host: one window, the engine, IPC between them, and a clean quit. */
+/** The keychain codec when sealing protects something; says so in the log either way. */
+function keychainCodec(platform: NodeJS.Platform, log: LogFile): SecretCodec | undefined {
+  const sealing = secretSealing({
+    available: safeStorage.isEncryptionAvailable(),
+    backend: platform === 'linux' ? safeStorage.getSelectedStorageBackend() : null,
+  });
+  if (sealing.warning) {
+    log.warn(sealing.warning);
+    return undefined;
+  }
+  log.info(
+    'provider keys entered in the desktop app are sealed with the OS keychain: `breakwater serve` on the same data folder cannot read them (give keys both should use as apiKeyEnv)',
+  );
+  return safeStorageCodec;
+}
+
+/** The desktop host: one window, the engine, IPC between them, the tray, and a clean quit. */
 export function runDesktopApp(opts: DesktopOptions): void {
-  const { args, errors } = parseShellArgs(opts.argv ?? process.argv);
+  const platform = opts.platform ?? process.platform;
+  const env = opts.env ?? process.env;
+  const argv = opts.argv ?? process.argv;
+  const { args, errors } = parseShellArgs(argv);
   // Before anything reads userData: the single-instance lock and Chromium's profile live there.
   // The same data dir as `breakwater serve`, so both hosts share one database and admin token.
-  app.setPath('userData', resolve(args.dataDir ?? defaultDataDir()));
+  app.setPath('userData', resolve(args.dataDir ?? defaultDataDir(env)));
+  // Windows shows toasts only for an app with an AppUserModelID (the installer's shortcut's).
+  if (platform === 'win32') app.setAppUserModelId(APP_USER_MODEL_ID);
 
   if (!app.requestSingleInstanceLock()) {
     // The running instance gets 'second-instance' and shows its window.
@@ -77,91 +79,109 @@ export function runDesktopApp(opts: DesktopOptions): void {
     return;
   }
 
+  const dataDir = app.getPath('userData');
+  const log = openLogFile(app.getPath('logs'));
+  logUncaughtErrors(log);
+  const configPath = args.config ? resolve(args.config) : join(dataDir, 'config.json');
+  const prefsFile = join(dataDir, 'desktop.json');
+  let prefs: DesktopPrefs = loadPrefs(prefsFile);
+
+  const gateway = createGatewayHost({
+    args,
+    argErrors: errors,
+    dataDir,
+    configPath,
+    log,
+    engineOptions: () => {
+      const codec = keychainCodec(platform, log);
+      // The packaged app carries the Electron build in its own node_modules; from source,
+      // `npm start` says where its separate copy is.
+      const binding = app.isPackaged ? undefined : env.BREAKWATER_SQLITE_BINDING;
+      return {
+        ...(codec ? { secretCodec: codec } : {}),
+        ...(binding ? { sqliteBinding: binding } : {}),
+      };
+    },
+  });
+
   let main: MainWindow | null = null;
-  let engine: Engine | null = null;
   let stopForwarding: (() => void) | null = null;
   let tray: ShellTray | null = null;
   let stopTrayEvents: (() => void) | null = null;
-  let startupError: StartupError | null = null;
+  let stopWatching: (() => void) | null = null;
   let quitting = false;
   let shutdownStarted = false;
   let shutdownDone = false;
-
-  let settleStartup: (error: StartupError | null) => void = () => {};
-  const startup = new Promise<StartupError | null>((done) => {
-    settleStartup = done;
-  });
 
   const target = (): IpcTarget | null =>
     main && !main.window.isDestroyed()
       ? { webContents: main.window.webContents, appUrl: main.appUrl }
       : null;
 
-  async function start(): Promise<StartupError | null> {
-    if (errors.length > 0) return { code: 'args', message: errors.join('; ') };
-    let config: BreakwaterConfig | undefined;
-    try {
-      config = loadConfig(args);
-    } catch (err) {
-      return describeStartupError(err, 'config');
+  const openPath = (path: string) => {
+    void shell.openPath(path).then((problem) => {
+      if (problem) log.error(`could not open ${path}: ${problem}`);
+    });
+  };
+
+  const desktopAction = async (action: DesktopAction): Promise<StartupError | null> => {
+    switch (action) {
+      case 'retry-other-port': {
+        const error = await gateway.retryOnOtherPort();
+        tray?.update();
+        // The page started against a gateway that was not serving: start it over.
+        if (!error) main?.window.webContents.reload();
+        return error;
+      }
+      case 'open-data-folder':
+        openPath(dataDir);
+        break;
+      case 'open-logs':
+        openPath(log.path);
+        break;
+      case 'edit-config':
+        // An empty config is valid; the database stays the source of truth for what it omits.
+        if (!existsSync(configPath)) writeFileSync(configPath, '{}\n', { mode: 0o600 });
+        openPath(configPath);
+        break;
     }
-    let created: Engine;
-    try {
-      // Opening the store loads the native SQLite module: one built for another Node ABI fails
-      // inside this try, so the window still opens and says why.
-      created = createEngine({
-        config,
-        dataDir: app.getPath('userData'),
-        host: args.host,
-        port: args.port,
-        ...(safeStorage.isEncryptionAvailable() ? { secretCodec: safeStorageCodec } : {}),
-      });
-    } catch (err) {
-      return describeStartupError(err, 'engine');
-    }
-    engine = created;
-    stopForwarding = forwardEngineEvents(created, target);
-    try {
-      const info = await created.listen();
-      console.log(`Breakwater listening on ${info.baseUrl}`);
-      return null;
-    } catch (err) {
-      return describeStartupError(err, 'listen', gatewayAddress(args, config, created));
-    }
-  }
+    return gateway.currentError();
+  };
 
   async function shutdown(): Promise<void> {
     const work = (async () => {
-      await startup;
+      await gateway.startupError();
+      stopWatching?.();
       stopForwarding?.();
       stopForwarding = null;
       stopTrayEvents?.();
       tray?.dispose();
       tray = null;
-      await engine?.stop();
+      await gateway.engine()?.stop();
     })();
     const outcome = await Promise.race([
       work.then(() => 'stopped' as const),
       delay(STOP_DEADLINE_MS),
     ]);
     if (outcome === 'timeout') {
-      console.error(
-        `breakwater: the engine did not stop within ${STOP_DEADLINE_MS} ms; exiting anyway`,
-      );
+      log.error(`the engine did not stop within ${STOP_DEADLINE_MS} ms; exiting anyway`);
     }
   }
 
   const trayInput = () => {
+    const engine = gateway.engine();
+    const error = gateway.currentError();
     let snapshot = null;
     try {
-      snapshot = engine && !startupError ? engine.snapshot() : null;
+      snapshot = engine && !error ? engine.snapshot() : null;
     } catch {
       snapshot = null;
     }
-    return { snapshot, startupError: startupError?.message ?? null };
+    return { snapshot, startupError: error?.message ?? null };
   };
 
   const onTrayAction = (action: TrayAction): void => {
+    const engine = gateway.engine();
     switch (action) {
       case 'open-dashboard':
         main?.reveal();
@@ -177,7 +197,7 @@ export function runDesktopApp(opts: DesktopOptions): void {
         return;
       case 'reset-breakers':
         void engine?.actions.resetBreaker().then((r) => {
-          if (!r.ok) console.error(`breakwater: resetting breakers failed: ${r.error}`);
+          if (!r.ok) log.error(`resetting breakers failed: ${r.error}`);
           tray?.update();
         });
         return;
@@ -185,16 +205,21 @@ export function runDesktopApp(opts: DesktopOptions): void {
         toggleOpenAtLogin();
         tray?.update();
         return;
+      case 'open-logs':
+      case 'open-data-folder':
+      case 'edit-config':
+        void desktopAction(action);
+        return;
       case 'quit':
         app.quit();
         return;
     }
   };
 
-  const startTray = (mainDir: string): void => {
+  const startTray = (): void => {
     try {
       tray = createShellTray({
-        resourcesDir: resourcesDir(mainDir),
+        resourcesDir: resourcesDir(opts.mainDir),
         input: trayInput,
         onAction: onTrayAction,
         onNotice: (notice) =>
@@ -203,10 +228,10 @@ export function runDesktopApp(opts: DesktopOptions): void {
             push(target(), IpcChannel.navigate, notice.page);
           }),
       });
-      stopTrayEvents = engine?.onEvent((event) => tray?.push(event)) ?? null;
+      stopTrayEvents = gateway.engine()?.onEvent((event) => tray?.push(event)) ?? null;
     } catch (err) {
-      // Some Linux desktops have no tray; the window still works.
-      console.error(`breakwater: no tray icon: ${String(err)}`);
+      // Some Linux desktops have no tray; closing the window then only minimizes it.
+      log.error(`no tray icon: ${String(err)}`);
     }
   };
 
@@ -222,12 +247,10 @@ export function runDesktopApp(opts: DesktopOptions): void {
     if (shutdownStarted) return;
     shutdownStarted = true;
     shutdown()
-      .catch((err: unknown) => {
-        console.error(`breakwater: stopping the engine failed: ${String(err)}`);
-      })
+      .catch((err: unknown) => log.error(`stopping the engine failed: ${String(err)}`))
       .finally(() => {
         shutdownDone = true;
-        app.exit(0);
+        void log.close().finally(() => app.exit(0));
       });
   });
 
@@ -238,17 +261,63 @@ export function runDesktopApp(opts: DesktopOptions): void {
   app
     .whenReady()
     .then(async () => {
-      registerIpcHandlers({ target, engine: () => engine, startupError: () => startup });
-      main = createMainWindow({ mainDir: opts.mainDir, isQuitting: () => quitting });
-      const error = await start();
-      if (error) console.error(`breakwater: the gateway did not start: ${error.message}`);
-      startupError = error;
-      settleStartup(error);
-      startTray(opts.mainDir);
+      app.setAboutPanelOptions({
+        applicationName: 'Breakwater',
+        applicationVersion: VERSION,
+        version: VERSION,
+        copyright: 'Copyright © Breakwater contributors',
+        website: 'https://github.com/breakwater-gateway/breakwater',
+      });
+      Menu.setApplicationMenu(
+        Menu.buildFromTemplate(
+          appMenuTemplate(platform, app.isPackaged, {
+            openLogs: () => void desktopAction('open-logs'),
+            openDataFolder: () => void desktopAction('open-data-folder'),
+            editConfig: () => void desktopAction('edit-config'),
+            quit: () => app.quit(),
+          }),
+        ),
+      );
+      registerIpcHandlers({
+        target,
+        engine: gateway.engine,
+        startupError: gateway.startupError,
+        desktopAction,
+      });
+      main = createMainWindow({
+        mainDir: opts.mainDir,
+        isQuitting: () => quitting,
+        closeHides: () =>
+          closeHidesWindow({
+            platform,
+            trayCreated: tray !== null,
+            env,
+            closeToTray: prefs.closeToTray,
+          }),
+        startHidden: startsHidden(
+          argv,
+          platform === 'darwin' && app.getLoginItemSettings().wasOpenedAtLogin,
+        ),
+        devTools: !app.isPackaged,
+        prefs,
+        onPlaced: (placed) => {
+          prefs = { ...prefs, ...placed };
+          savePrefs(prefsFile, prefs).catch((err: unknown) =>
+            log.warn(`could not save the window's place: ${String(err)}`),
+          );
+        },
+        onCrash: (message) => log.error(message),
+      });
+      await gateway.start();
+      const engine = gateway.engine();
+      if (engine) {
+        stopForwarding = forwardEngineEvents(engine, target);
+        stopWatching = watchHost(gateway.engine, log, main.window);
+      }
+      startTray();
     })
     .catch((err: unknown) => {
-      // Only a bug gets here; still let the window tell the user rather than hang on "starting".
-      console.error('breakwater: desktop startup failed', err);
-      settleStartup(describeStartupError(err, 'engine'));
+      // Only a bug gets here; the log has it, and the window says the gateway is not serving.
+      log.error(`desktop startup failed: ${err instanceof Error ? err.stack : String(err)}`);
     });
 }

@@ -173,25 +173,42 @@ export function createEventBatcher<T>(opts: EventBatcherOptions<T>): EventBatche
 // Startup errors
 // ---------------------------------------------------------------------------
 
+/** Where the gateway tried to listen and where that is configured, for the port-taken screen. */
+export interface StartupWhere {
+  host?: string;
+  port?: number;
+  configPath?: string;
+  dataDir?: string;
+}
+
 /** Turns a startup failure into the text the window shows. */
 export function describeStartupError(
   err: unknown,
   stage: 'args' | 'config' | 'engine' | 'listen',
-  where?: { host?: string; port?: number },
+  where: StartupWhere = {},
 ): StartupError {
   const code = (err as { code?: unknown } | null)?.code;
   if (stage === 'listen' && code === 'EADDRINUSE') {
     const address =
-      where?.port !== undefined
+      where.port !== undefined
         ? `${where.host ?? '127.0.0.1'}:${where.port}`
         : 'the gateway address';
+    const file = where.configPath ? ` in ${where.configPath}` : ' in the config file';
     return {
       code: 'EADDRINUSE',
       message:
         `${address} is already in use (another Breakwater, or another program, is listening there). ` +
-        'Stop it, or pick another port with gateway.port in the config file or --port, then restart.',
+        `Retry on another port, or stop that program, or set gateway.port${file} (or --port) and restart.`,
+      ...where,
     };
   }
   const message = err instanceof Error ? err.message : String(err);
+  if (/NODE_MODULE_VERSION/.test(message)) {
+    // The Node build of better-sqlite3 under Electron: started without `npm start`'s own copy.
+    return {
+      code: 'native-module',
+      message: `${message}. Start the desktop app with \`npm start\`, which gets better-sqlite3 built for Electron (or run \`npm run serve\`).`,
+    };
+  }
   return { code: typeof code === 'string' ? code : stage, message };
 }

@@ -3,6 +3,8 @@ import type { EngineEvent } from '../../shared/contract';
 import {
   ACTION_METHODS,
   actionChannel,
+  DESKTOP_ACTIONS,
+  type DesktopAction,
   EVENT_BATCH_MS,
   IpcChannel,
   type IpcInvokeMap,
@@ -34,6 +36,8 @@ export interface IpcContext {
   engine(): Engine | null;
   /** Resolves once startup has settled: null when the gateway listens, else why it does not. */
   startupError(): Promise<StartupError | null>;
+  /** Runs a shell action of the window (port-taken screen); answers the startup error after it. */
+  desktopAction(action: DesktopAction): Promise<StartupError | null>;
 }
 
 type InvokeChannel = keyof IpcInvokeMap;
@@ -98,8 +102,28 @@ export function registerIpcHandlers(ctx: IpcContext): () => void {
     );
   }
 
+  ipcMain.handle(
+    IpcChannel.desktopAction,
+    async (event, action: unknown): Promise<IpcInvokeMap[typeof IpcChannel.desktopAction]> => {
+      if (!isTrustedSender(senderInfo(event), target()))
+        return { ok: false, error: REFUSED_SENDER };
+      if (!(DESKTOP_ACTIONS as readonly unknown[]).includes(action)) {
+        return { ok: false, error: `invalid desktop action: ${String(action).slice(0, 40)}` };
+      }
+      try {
+        return { ok: true, data: await ctx.desktopAction(action as DesktopAction) };
+      } catch (err) {
+        return { ok: false, error: errorText(err) };
+      }
+    },
+  );
+
   return () => {
-    for (const channel of [IpcChannel.getSnapshot, IpcChannel.getStartupError]) {
+    for (const channel of [
+      IpcChannel.getSnapshot,
+      IpcChannel.getStartupError,
+      IpcChannel.desktopAction,
+    ]) {
       ipcMain.removeHandler(channel);
     }
     for (const method of ACTION_METHODS) ipcMain.removeHandler(actionChannel(method));

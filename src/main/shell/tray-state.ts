@@ -69,6 +69,9 @@ export type TrayAction =
   | 'resume'
   | 'reset-breakers'
   | 'toggle-login'
+  | 'open-logs'
+  | 'open-data-folder'
+  | 'edit-config'
   | 'quit';
 
 export type TrayMenuItem =
@@ -102,6 +105,10 @@ export function trayMenu(input: TrayInput, opts: { openAtLogin: boolean | null }
       label: 'Reset all breakers',
       enabled: serving && tripped,
     },
+    { kind: 'separator' },
+    { kind: 'action', action: 'open-logs', label: 'Open logs', enabled: true },
+    { kind: 'action', action: 'open-data-folder', label: 'Open data folder', enabled: true },
+    { kind: 'action', action: 'edit-config', label: 'Edit config', enabled: true },
     { kind: 'separator' },
   ];
   if (opts.openAtLogin !== null) {

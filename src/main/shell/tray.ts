@@ -10,6 +10,7 @@ import {
   NOTIFY_BATCH_MS,
   type Notice,
 } from './notifications';
+import { loginItem } from './policy';
 import {
   type TrayAction,
   type TrayInput,
@@ -117,6 +118,15 @@ export function createShellTray(opts: TrayOptions): ShellTray {
   };
 }
 
+// A Notification the JavaScript side no longer references is garbage-collected, and its click
+// goes nowhere: each shown one is held here until it is clicked, closed or fails.
+const liveNotices = new Set<Notification>();
+
+/** How many notifications are still held (for tests). */
+export function heldNotices(): number {
+  return liveNotices.size;
+}
+
 /** Shows one notice; a click runs `onClick` (reveal the window on the resilience page). */
 export function showNotice(notice: Notice, onClick: () => void): void {
   const n = new Notification({
@@ -124,14 +134,22 @@ export function showNotice(notice: Notice, onClick: () => void): void {
     body: notice.body,
     silent: notice.kind !== 'circuit-open',
   });
-  n.on('click', onClick);
+  liveNotices.add(n);
+  const forget = () => liveNotices.delete(n);
+  n.on('click', () => {
+    forget();
+    onClick();
+  });
+  n.on('close', forget);
+  n.on('failed', forget);
   n.show();
 }
 
+/** Launch at login, starting hidden in the tray (macOS and Windows; see docs/desktop.md for Linux). */
 export function toggleOpenAtLogin(): void {
   if (!loginItemSupported()) return;
   const { openAtLogin } = app.getLoginItemSettings();
-  app.setLoginItemSettings({ openAtLogin: !openAtLogin });
+  app.setLoginItemSettings(loginItem(!openAtLogin, process.platform));
 }
 
 export function copyText(text: string): void {

@@ -1,13 +1,28 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { app, BrowserWindow, session, shell } from 'electron';
+import { app, BrowserWindow, screen, session, shell } from 'electron';
 import { isAllowedExternalUrl, isAppUrl } from './decisions';
+import { type DesktopPrefs, placeOnScreen, type Rect } from './desktop-prefs';
+import { permissionGranted, shouldReload } from './policy';
+
+/** Moves and resizes are saved this long after the last one. */
+const BOUNDS_SAVE_DELAY_MS = 500;
 
 export interface MainWindowOptions {
   /** Directory of the built main entry (`out/main`); preload and renderer are found next to it. */
   mainDir: string;
   /** True once the app is quitting: closing then really closes instead of hiding. */
   isQuitting(): boolean;
+  /** Whether closing hides the window to the tray (else it only minimizes: no visible tray). */
+  closeHides(): boolean;
+  /** Launched at login: stay in the tray. */
+  startHidden: boolean;
+  /** DevTools open only in development. */
+  devTools: boolean;
+  /** Where the window was last time, and where to tell when it moves. */
+  prefs: DesktopPrefs;
+  onPlaced(placed: { bounds: Rect; maximized: boolean }): void;
+  onCrash(message: string): void;
 }
 
 export interface MainWindow {
@@ -25,16 +40,14 @@ export function rendererUrl(mainDir: string): string {
   return pathToFileURL(join(mainDir, '..', 'renderer', 'index.html')).href;
 }
 
-let sessionHardened = false;
-
-/** The renderer needs no browser permissions (camera, notifications, …): deny them all. */
-function hardenSession(): void {
-  if (sessionHardened) return;
-  sessionHardened = true;
-  session.defaultSession.setPermissionRequestHandler((_contents, _permission, callback) => {
-    callback(false);
+/** Only the app's own page, only the clipboard write of its Copy buttons (policy.ts). */
+function hardenSession(appUrl: string): void {
+  session.defaultSession.setPermissionRequestHandler((contents, permission, callback, details) => {
+    callback(permissionGranted(permission, details.requestingUrl ?? contents?.getURL(), appUrl));
   });
-  session.defaultSession.setPermissionCheckHandler(() => false);
+  session.defaultSession.setPermissionCheckHandler((contents, permission, _origin, details) =>
+    permissionGranted(permission, details.requestingUrl ?? contents?.getURL(), appUrl),
+  );
 }
 
 function openIfAllowed(url: string): void {
@@ -46,13 +59,18 @@ function openIfAllowed(url: string): void {
 }
 
 export function createMainWindow(opts: MainWindowOptions): MainWindow {
-  hardenSession();
   const appUrl = rendererUrl(opts.mainDir);
+  hardenSession(appUrl);
+  const placed = placeOnScreen(
+    opts.prefs.bounds,
+    screen.getAllDisplays().map((d) => d.workArea),
+  );
 
   const window = new BrowserWindow({
     title: 'Breakwater',
     width: 960,
     height: 640,
+    ...placed,
     minWidth: 480,
     minHeight: 360,
     show: false,
@@ -64,8 +82,10 @@ export function createMainWindow(opts: MainWindowOptions): MainWindow {
       nodeIntegration: false,
       webviewTag: false,
       spellcheck: false,
+      devTools: opts.devTools,
     },
   });
+  if (placed && opts.prefs.maximized) window.maximize();
 
   const { webContents } = window;
 
@@ -84,14 +104,40 @@ export function createMainWindow(opts: MainWindowOptions): MainWindow {
   });
   webContents.on('will-attach-webview', (event) => event.preventDefault());
 
-  window.once('ready-to-show', () => window.show());
+  // A crashed renderer leaves a blank window: load the page again (not in a crash loop).
+  let reloads: number[] = [];
+  webContents.on('render-process-gone', (_event, details) => {
+    const decided = shouldReload(details.reason, reloads, Date.now());
+    reloads = decided.times;
+    opts.onCrash(
+      `the window's renderer is gone (${details.reason}, exit code ${details.exitCode})${decided.reload ? '; reloading' : ''}`,
+    );
+    if (decided.reload && !window.isDestroyed()) webContents.reload();
+  });
+
+  if (!opts.startHidden) window.once('ready-to-show', () => window.show());
 
   // Closing hides: the gateway keeps serving agents. Quitting (menu, Cmd+Q, signal) really closes.
+  // Without a visible tray icon it minimizes instead, so the app stays in sight.
   window.on('close', (event) => {
     if (opts.isQuitting()) return;
     event.preventDefault();
-    window.hide();
+    if (opts.closeHides()) window.hide();
+    else window.minimize();
   });
+
+  let saveTimer: NodeJS.Timeout | undefined;
+  const notePlace = () => {
+    clearTimeout(saveTimer);
+    saveTimer = setTimeout(() => {
+      if (window.isDestroyed()) return;
+      opts.onPlaced({ bounds: window.getNormalBounds(), maximized: window.isMaximized() });
+    }, BOUNDS_SAVE_DELAY_MS);
+  };
+  window.on('resize', notePlace);
+  window.on('move', notePlace);
+  window.on('maximize', notePlace);
+  window.on('unmaximize', notePlace);
 
   void window.loadURL(appUrl).catch((err: unknown) => {
     console.error(`breakwater: could not load ${appUrl}: ${String(err)}`);

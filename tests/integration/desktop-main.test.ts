@@ -1,0 +1,325 @@
+// The real main process (src/main/index.ts and the shell under it) under plain Node, against a
+// fake `electron` that records calls: the real engine serves on a real loopback port and a real
+// SQLite file. Each test below names the desktop defect it guards against.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { Snapshot } from '../../src/shared/contract';
+import { IpcChannel, type StartupError } from '../../src/shared/ipc';
+import { type Fake, fakeEvent, resetFakeElectron } from './desktop-fake-electron';
+
+vi.mock('electron', async () => (await import('./desktop-fake-electron')).electronModule);
+// Every launch adds the main process's own process listeners (signals, uncaught errors).
+process.setMaxListeners(100);
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const MAIN_DIR = join(ROOT, 'out', 'main');
+
+let dir: string;
+let fake: Fake | null = null;
+const servers: Server[] = [];
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'bw-desktop-'));
+});
+afterEach(async () => {
+  if (fake) {
+    const app = fake.electron.app;
+    app.quit();
+    await fake.exit;
+    fake = null;
+  }
+  for (const s of servers.splice(0)) await new Promise((done) => s.close(done));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+interface Launch {
+  platform?: NodeJS.Platform;
+  env?: NodeJS.ProcessEnv;
+  packaged?: boolean;
+  backend?: string;
+  args?: string[];
+  /** Run src/main/index.ts itself (the process's own platform and argv). */
+  entry?: boolean;
+}
+
+async function launch(o: Launch = {}): Promise<Fake> {
+  fake = resetFakeElectron({
+    baseDir: dir,
+    ...(o.packaged !== undefined ? { packaged: o.packaged } : {}),
+    ...(o.backend ? { backend: o.backend } : {}),
+  });
+  vi.resetModules();
+  const argv = ['electron', '.', '--data-dir', join(dir, 'data'), '--port', '0', ...(o.args ?? [])];
+  if (o.entry) {
+    const saved = process.argv;
+    process.argv = argv;
+    try {
+      await import('../../src/main/index');
+    } finally {
+      process.argv = saved;
+    }
+  } else {
+    const { runDesktopApp } = await import('../../src/main/shell/app');
+    runDesktopApp({
+      mainDir: MAIN_DIR,
+      argv,
+      platform: o.platform ?? 'darwin',
+      env: o.env ?? {},
+    });
+  }
+  await vi.waitFor(() => expect(fake?.handlers.has(IpcChannel.getStartupError)).toBe(true));
+  await invoke(fake, IpcChannel.getStartupError);
+  return fake;
+}
+
+/** Calls an IPC handler as the app's own window does. */
+// biome-ignore lint/suspicious/noExplicitAny: each channel answers its own shape; tests read fields
+async function invoke(f: Fake | null, channel: string, ...args: unknown[]): Promise<any> {
+  const win = f?.windows[0];
+  const handler = f?.handlers.get(channel);
+  if (!win || !handler) throw new Error(`no window or no handler for ${channel}`);
+  const event = {
+    sender: { id: win.webContents.id },
+    senderFrame: { url: win.webContents.url, parent: null },
+  };
+  return handler(event, ...args);
+}
+
+async function snapshot(f: Fake): Promise<Snapshot> {
+  const r = await invoke(f, IpcChannel.getSnapshot);
+  if (!r.ok) throw new Error(r.error);
+  return r.data;
+}
+
+function logText(): string {
+  return readFileSync(join(dir, 'data', 'logs', 'breakwater.log'), 'utf8');
+}
+
+async function takenPort(): Promise<number> {
+  const server = createServer();
+  servers.push(server);
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  return (server.address() as { port: number }).port;
+}
+
+describe('the desktop main process, run for real against a fake electron', () => {
+  it('serves, with a hardened window, a tray, close-to-tray, one instance and a drained quit', async () => {
+    const f = await launch({ entry: true, env: { XDG_CURRENT_DESKTOP: 'KDE' } });
+    const { baseUrl } = (await snapshot(f)).gateway;
+    expect((await fetch(`${baseUrl}/v1/models`)).status).toBe(200);
+
+    const win = f.windows[0];
+    if (!win) throw new Error('no window');
+    const prefs = win.options.webPreferences as Record<string, unknown>;
+    expect(prefs).toMatchObject({
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      webviewTag: false,
+    });
+    const nav = fakeEvent({ url: 'https://evil.example/' });
+    win.webContents.emit('will-navigate', nav);
+    expect(nav.defaultPrevented).toBe(true);
+    expect(win.webContents.windowOpenHandler?.({ url: 'https://evil.example/' })).toEqual({
+      action: 'deny',
+    });
+    expect(f.permission.request).toBeTypeOf('function');
+    expect(f.trays).toHaveLength(1);
+    const menu = JSON.stringify(f.trays[0]?.menu?.template);
+    expect(menu).toContain('Quit Breakwater');
+    expect(menu).toContain('Open logs');
+    expect(f.calls.some(([c]) => c === 'Menu.setApplicationMenu')).toBe(true);
+
+    // Closing hides the window; the gateway keeps serving.
+    win.show();
+    expect(win.clickClose().defaultPrevented).toBe(true);
+    expect(win.visible).toBe(false);
+    expect((await fetch(`${baseUrl}/v1/models`)).status).toBe(200);
+
+    // A second start focuses this one.
+    f.electron.app.emit('second-instance');
+    expect(win.visible).toBe(true);
+    expect(f.calls.some(([c]) => c === 'window.focus')).toBe(true);
+
+    // Quit drains the engine, then exits.
+    f.electron.app.quit();
+    expect(await f.exit).toBe(0);
+    await expect(fetch(`${baseUrl}/v1/models`)).rejects.toThrow();
+    fake = null;
+  });
+
+  it('#5 grants the clipboard write to the app page only, nothing else', async () => {
+    const f = await launch();
+    const win = f.windows[0];
+    const appUrl = win?.webContents.url ?? '';
+    const ask = (permission: string, url: string) =>
+      new Promise<boolean>((done) =>
+        f.permission.request?.(win?.webContents, permission, done, { requestingUrl: url }),
+      );
+    expect(await ask('clipboard-sanitized-write', appUrl)).toBe(true);
+    expect(await ask('clipboard-sanitized-write', 'https://evil.example/')).toBe(false);
+    expect(await ask('media', appUrl)).toBe(false);
+    expect(
+      f.permission.check?.(win?.webContents, 'clipboard-sanitized-write', '', {
+        requestingUrl: appUrl,
+      }),
+    ).toBe(true);
+  });
+
+  it('#4 Windows: toasts get the AppUserModelID of the installer (electron-builder appId)', async () => {
+    const f = await launch({ platform: 'win32' });
+    const appId = /^appId:\s*(\S+)/m.exec(
+      readFileSync(join(ROOT, 'electron-builder.yml'), 'utf8'),
+    )?.[1];
+    expect(f.calls).toContainEqual(['app.setAppUserModelId', appId]);
+  });
+
+  it('#6 GNOME without AppIndicator: closing minimizes instead of hiding', async () => {
+    const f = await launch({ platform: 'linux', env: { XDG_CURRENT_DESKTOP: 'GNOME' } });
+    const win = f.windows[0];
+    win?.show();
+    expect(win?.clickClose().defaultPrevented).toBe(true);
+    expect(win?.visible).toBe(true);
+    expect(win?.minimized).toBe(true);
+    // The app menu keeps a visible way to quit.
+    const file = JSON.stringify(f.calls.find(([c]) => c === 'Menu.setApplicationMenu'));
+    expect(file).toContain('Quit Breakwater');
+  });
+
+  it('#7 a taken port: the error names port, config and data folder; retry moves to a free port', async () => {
+    const port = await takenPort();
+    const f = await launch({ args: ['--port', String(port)] });
+    const error: StartupError = (await invoke(f, IpcChannel.getStartupError)).data;
+    expect(error).toMatchObject({
+      code: 'EADDRINUSE',
+      port,
+      configPath: join(dir, 'data', 'config.json'),
+      dataDir: join(dir, 'data'),
+    });
+    expect(error.message).toContain(String(port));
+    const retried = await invoke(f, IpcChannel.desktopAction, 'retry-other-port');
+    expect(retried).toEqual({ ok: true, data: null });
+    const { baseUrl, port: now } = (await snapshot(f)).gateway;
+    expect(now).toBeGreaterThan(port);
+    expect((await fetch(`${baseUrl}/v1/models`)).status).toBe(200);
+    expect(f.calls).toContainEqual(['webContents.reload']);
+    await invoke(f, IpcChannel.desktopAction, 'open-data-folder');
+    expect(f.calls).toContainEqual(['shell.openPath', join(dir, 'data')]);
+    expect(await invoke(f, IpcChannel.desktopAction, 'format-disk')).toMatchObject({ ok: false });
+  });
+
+  it('#9 sleep and wake: network failures do not count against the breaker', async () => {
+    const dead = await takenPort();
+    await new Promise((done) => servers.pop()?.close(done));
+    const config = join(dir, 'config.json');
+    writeFileSync(
+      config,
+      JSON.stringify({
+        providers: [
+          {
+            id: 'dead',
+            format: 'openai',
+            baseUrl: `http://127.0.0.1:${dead}/v1`,
+            authClass: 'api_key',
+            connections: [{ id: 'dead-1', apiKey: 'sk-test-0123456789' }],
+            models: ['m'],
+          },
+        ],
+      }),
+    );
+    const f = await launch({ args: ['--config', config] });
+    const { baseUrl } = (await snapshot(f)).gateway;
+    const ask = () =>
+      fetch(`${baseUrl}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'dead/m', messages: [{ role: 'user', content: 'hi' }] }),
+      }).then((r) => r.text());
+    const failures = async () =>
+      (await snapshot(f)).breakers.find((b) => b.provider === 'dead')?.failureCount ?? 0;
+
+    await ask();
+    expect(await failures()).toBe(1);
+    const power = f.electron.powerMonitor;
+    power.emit('suspend');
+    await ask();
+    power.emit('resume');
+    await ask();
+    expect(await failures()).toBe(1);
+  });
+
+  it('#9 Windows logoff: session-end writes the buffered request log at once', async () => {
+    const f = await launch({ platform: 'win32' });
+    const { baseUrl } = (await snapshot(f)).gateway;
+    await fetch(`${baseUrl}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'no-such-model', messages: [] }),
+    }).then((r) => r.text());
+    f.windows[0]?.emit('session-end');
+    const db = new Database(join(dir, 'data', 'breakwater.db'), { readonly: true });
+    try {
+      const { n } = db.prepare('SELECT count(*) AS n FROM request_log').get() as { n: number };
+      expect(n).toBeGreaterThan(0);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('#10 a renderer crash reloads the page, a crash loop does not, and main errors go to the log', async () => {
+    const f = await launch();
+    const contents = f.windows[0]?.webContents;
+    const reloads = () => f.calls.filter(([c]) => c === 'webContents.reload').length;
+    contents?.emit('render-process-gone', fakeEvent(), { reason: 'crashed', exitCode: 11 });
+    expect(reloads()).toBe(1);
+    contents?.emit('render-process-gone', fakeEvent(), { reason: 'clean-exit', exitCode: 0 });
+    for (let i = 0; i < 5; i++) {
+      contents?.emit('render-process-gone', fakeEvent(), { reason: 'oom', exitCode: 1 });
+    }
+    expect(reloads()).toBe(3);
+    // What Node does with an error nobody caught (emitting it by hand keeps the test runner alive).
+    (process.emit as (event: string, ...args: unknown[]) => boolean)(
+      'uncaughtException',
+      new Error('boom in main'),
+      'uncaughtException',
+    );
+    await vi.waitFor(() => expect(logText()).toContain('boom in main'));
+  });
+
+  it('#11 packaged: no DevTools in the window nor in the menu', async () => {
+    const f = await launch({ packaged: true });
+    const prefs = f.windows[0]?.options.webPreferences as Record<string, unknown>;
+    expect(prefs.devTools).toBe(false);
+    const menu = JSON.stringify(f.calls.find(([c]) => c === 'Menu.setApplicationMenu'));
+    expect(menu).not.toContain('toggleDevTools');
+    expect(menu).toContain('editMenu');
+  });
+
+  it('#12 Linux basic_text keyring: keys are not "sealed", and the log says why', async () => {
+    await launch({ platform: 'linux', backend: 'basic_text' });
+    await vi.waitFor(() => expect(logText()).toMatch(/basic_text.*unsealed/));
+  });
+
+  it('remembers where the window was', async () => {
+    const f = await launch();
+    f.windows[0]?.emit('resize');
+    const file = join(dir, 'data', 'desktop.json');
+    await vi.waitFor(() =>
+      expect(JSON.parse(readFileSync(file, 'utf8')).bounds).toEqual({
+        x: 10,
+        y: 20,
+        width: 900,
+        height: 600,
+      }),
+    );
+    f.electron.app.quit();
+    await f.exit;
+    const again = await launch();
+    expect(again.windows[0]?.options).toMatchObject({ x: 10, y: 20, width: 900, height: 600 });
+  });
+});
