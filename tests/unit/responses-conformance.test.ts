@@ -25,9 +25,9 @@ import {
 const CLIENT = 'openai-responses' as const;
 /** The answer ends a few seconds after it began: `completed_at` must show the later time. */
 const DONE_MS = NOW_MS + 4_200;
-// Upstream APIs a Responses client can be translated to. A new adapter (Gemini) joins here and
-// in fixtureUpstreams once its fixtures exist: every case below then runs on it too.
-const UPSTREAMS: WireFormat[] = ['openai-chat', 'anthropic'];
+// Upstream APIs a Responses client can be translated to: a new adapter joins here (and gets a
+// recorded fixture in tests/fixtures/translate/), and every case below runs on it too.
+const UPSTREAMS: WireFormat[] = ['openai-chat', 'anthropic', 'gemini'];
 
 const weatherTool = {
   type: 'function',
@@ -226,6 +226,13 @@ describe.each(UPSTREAMS)('Responses answers from a %s upstream conform', (upstre
   }
 });
 
+/** The cached input tokens each recorded stream reports. */
+const CACHED_IN_STREAM_FIXTURE: Partial<Record<WireFormat, number>> = {
+  'openai-chat': 2000,
+  anthropic: 2000,
+  gemini: 32,
+};
+
 describe('recorded upstream answers conform once translated', () => {
   const req = REQUESTS.tools!;
   for (const upstream of UPSTREAMS) {
@@ -240,7 +247,9 @@ describe('recorded upstream answers conform once translated', () => {
       );
       expect(validateResponse(final)).toEqual([]);
       // What the provider reported, in the specification's usage details.
-      expect(final.usage).toMatchObject({ input_tokens_details: { cached_tokens: 2000 } });
+      expect(final.usage).toMatchObject({
+        input_tokens_details: { cached_tokens: CACHED_IN_STREAM_FIXTURE[upstream] },
+      });
     });
   }
 
