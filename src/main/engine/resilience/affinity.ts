@@ -27,6 +27,34 @@ export function sessionIdOf(headers: IncomingHttpHeaders): string | null {
   return null;
 }
 
+/** Claude Code's `metadata.user_id`: `user_<hash>_account_<uuid>_session_<uuid>`. */
+const USER_ID_SESSION = /_session_([0-9A-Za-z-]{8,})$/;
+
+/**
+ * The session a request body names, for clients that send no session header: `prompt_cache_key`
+ * (Responses and Chat: Codex CLI, Qwen Code), else the session inside Anthropic's
+ * `metadata.user_id` (as a suffix, or a JSON text with a `session_id`). A session header wins.
+ */
+export function bodySessionId(promptCacheKey: unknown, metadata: unknown): string | null {
+  if (typeof promptCacheKey === 'string' && promptCacheKey.trim() !== '') {
+    return promptCacheKey.trim().slice(0, MAX_SESSION_ID);
+  }
+  const userId =
+    typeof metadata === 'object' && metadata !== null
+      ? (metadata as Record<string, unknown>).user_id
+      : undefined;
+  if (typeof userId !== 'string') return null;
+  const suffix = USER_ID_SESSION.exec(userId)?.[1];
+  if (suffix) return suffix.slice(0, MAX_SESSION_ID);
+  if (!userId.startsWith('{')) return null;
+  try {
+    const session = (JSON.parse(userId) as Record<string, unknown>).session_id;
+    return typeof session === 'string' && session !== '' ? session.slice(0, MAX_SESSION_ID) : null;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Session affinity (RESILIENCE.md §9): a session stays on the connection that last served it
  * while its pin lives; the TTL is refreshed on use; 0 turns affinity off. Expiry is lazy.

@@ -78,6 +78,8 @@ export interface RequestContext {
   readonly catalog: Catalog;
   model: string;
   stream: boolean;
+  /** The session the request belongs to (affinity, §9), from a header or its body; parse.ts. */
+  session: string | null;
   /** The request parsed, or null until something needs it (see `bodyOf`). */
   parsed: Record<string, unknown> | null;
   raw: Buffer;
@@ -128,6 +130,7 @@ export function contextFor(
     catalog: deps.catalog(),
     model: '',
     stream: false,
+    session: null,
     parsed: null,
     raw,
     steps: [],

@@ -1,4 +1,3 @@
-import { sessionIdOf } from '../../resilience/affinity';
 import { noTargetAnswer } from '../../routing/no-target';
 import { type Candidate, expandCandidates, routeModel } from '../../routing/resolve';
 import type { GatewayError } from '../../wire/client-errors';
@@ -361,6 +360,6 @@ function brokeOffUpstream(errorClass: string | null): boolean {
 export function dispatch(attempt: readonly AttemptStage[]): RequestStage {
   return {
     name: 'dispatch',
-    run: (ctx, deps) => new Dispatch(ctx, deps, attempt, sessionIdOf(ctx.req.headers)).run(),
+    run: (ctx, deps) => new Dispatch(ctx, deps, attempt, ctx.session).run(),
   };
 }

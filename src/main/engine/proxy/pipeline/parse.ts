@@ -1,3 +1,4 @@
+import { bodySessionId, sessionIdOf } from '../../resilience/affinity';
 import { hasControlCharacter } from '../../wire/header-value';
 import { forEachMember, keyIs } from '../../wire/json-members';
 import { isValidJson } from '../../wire/json-validate';
@@ -13,14 +14,21 @@ import { CONTINUE, type Decision, invalid } from './decision';
 const LAZY_PARSE_BYTES = 96 * 1024;
 const MODEL_KEY = Buffer.from('"model"');
 const STREAM_KEY = Buffer.from('"stream"');
+const CACHE_KEY = Buffer.from('"prompt_cache_key"');
+const METADATA_KEY = Buffer.from('"metadata"');
 
-/** Request stage: the body is a JSON object with a `model`; whether the client asks to stream. */
+/**
+ * Request stage: the body is a JSON object with a `model`; whether the client asks to stream;
+ * the session it belongs to (a session header, else one its body names: affinity.ts).
+ */
 export const parse: RequestStage = {
   name: 'parse',
   run(ctx: RequestContext): Decision {
     const raw = ctx.raw;
     let model: unknown;
     let stream: unknown;
+    let cacheKey: unknown;
+    let metadata: unknown;
     if (raw.length < LAZY_PARSE_BYTES || !isValidJson(raw)) {
       // Small, or invalid (JSON.parse says why): parsed whole, as any request used to be.
       let body: unknown;
@@ -35,18 +43,27 @@ export const parse: RequestStage = {
       ctx.parsed = body as Record<string, unknown>;
       model = ctx.parsed.model;
       stream = ctx.parsed.stream;
+      cacheKey = ctx.parsed.prompt_cache_key;
+      metadata = ctx.parsed.metadata;
     } else {
       let modelAt: [number, number] | null = null;
       let streamAt: [number, number] | null = null;
+      let cacheKeyAt: [number, number] | null = null;
+      let metadataAt: [number, number] | null = null;
       // The last of a repeated key counts, as in JSON.parse.
       const isObject = forEachMember(raw, (keyStart, keyEnd, valueStart, valueEnd) => {
         if (keyIs(raw, keyStart, keyEnd, MODEL_KEY)) modelAt = [valueStart, valueEnd];
         else if (keyIs(raw, keyStart, keyEnd, STREAM_KEY)) streamAt = [valueStart, valueEnd];
+        else if (keyIs(raw, keyStart, keyEnd, CACHE_KEY)) cacheKeyAt = [valueStart, valueEnd];
+        else if (keyIs(raw, keyStart, keyEnd, METADATA_KEY)) metadataAt = [valueStart, valueEnd];
       });
       if (!isObject) return invalid('invalid_body', 'request body must be a JSON object');
       model = valueAt(raw, modelAt);
       stream = valueAt(raw, streamAt);
+      cacheKey = valueAt(raw, cacheKeyAt);
+      metadata = valueAt(raw, metadataAt);
     }
+    ctx.session = sessionIdOf(ctx.req.headers) ?? bodySessionId(cacheKey, metadata);
     // A Gemini call names both in its path (`/v1beta/models/{model}:streamGenerateContent`).
     if (ctx.endpoint.gemini) ({ model, stream } = ctx.endpoint.gemini);
     if (typeof model !== 'string' || model.trim() === '') {
