@@ -273,7 +273,7 @@ describe('quota strategies (reset-aware, reset-window, headroom)', () => {
     expect(aware.reason).toBe('picked a/m@a2: quota resets in 5 s (1 without quota data)');
     const head = ordered(STRATEGY.headroom!(candidates, v, request(), seeded(1)));
     expect(labels(head.order)).toEqual(['a/m@a1', 'a/m@a2', 'a/m@a3']);
-    expect(head.reason).toBe('picked a/m@a1: 90% of its quota left (1 without quota data)');
+    expect(head.reason).toBe('picked a/m@a1: 90 percent of its quota left (1 without quota data)');
   });
   it('reset-window: remaining share per second to the reset', () => {
     const { candidates, catalog, learn, s } = setup();
@@ -292,7 +292,7 @@ describe('quota strategies (reset-aware, reset-window, headroom)', () => {
       STRATEGY['reset-window']!(candidates, viewOf(s, catalog), request(), seeded(1)),
     );
     expect(labels(r.order).slice(0, 2)).toEqual(['a/m@a2', 'a/m@a1']);
-    expect(r.reason).toMatch(/^picked a\/m@a2: 20% left, reset in 5 s/);
+    expect(r.reason).toMatch(/^picked a\/m@a2: 20 percent left, reset in 5 s/);
   });
 });
 

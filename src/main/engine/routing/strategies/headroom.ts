@@ -11,5 +11,6 @@ export const headroom: Strategy = (candidates, signals) =>
       const share = q ? remainingShare(q) : null;
       return share === null ? undefined : -share;
     },
-    (_c, score) => `${Math.round(-score * 100)}% of its quota left`,
+    // No '%' in reasons: the decision header percent-encodes what is not printable ASCII.
+    (_c, score) => `${Math.round(-score * 100)} percent of its quota left`,
   );

@@ -17,6 +17,6 @@ export const resetWindow: Strategy = (candidates, signals) =>
     },
     (c, score) => {
       const q = signals.quota(c.connection.id)!;
-      return `${Math.round(remainingShare(q)! * 100)}% left, reset in ${Math.ceil(Math.max(0, nextReset(q)! - signals.now) / 1000)} s (${(-score * 100).toFixed(2)}%/s)`;
+      return `${Math.round(remainingShare(q)! * 100)} percent left, reset in ${Math.ceil(Math.max(0, nextReset(q)! - signals.now) / 1000)} s (${(-score * 100).toFixed(2)} percent a second)`;
     },
   );
