@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { _electron, type ElectronApplication } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTION_METHODS } from '../../src/shared/ipc';
@@ -52,8 +52,13 @@ describe('desktop app (Electron)', () => {
     });
     if (build.status !== 0) throw new Error(`build failed:\n${build.stderr}`);
 
+    // As `npm start` does: better-sqlite3 built for Electron, in a folder of its own.
+    const native = await import(pathToFileURL(join(ROOT, 'scripts', 'electron-native.mjs')).href);
+    const binding = native.ensureElectronBinding(native.nativeTarget(ROOT));
+    if (!binding.ok) throw new Error(binding.reason);
+
     dataDir = mkdtempSync(join(tmpdir(), 'breakwater-e2e-'));
-    const env: Record<string, string> = {};
+    const env: Record<string, string> = { BREAKWATER_SQLITE_BINDING: binding.file };
     for (const [key, value] of Object.entries(process.env)) {
       if (
         value !== undefined &&
@@ -106,6 +111,7 @@ describe('desktop app (Electron)', () => {
           ...ACTION_METHODS,
           'getSnapshot',
           'getStartupError',
+          'desktopAction',
           'onEvents',
           'onNavigate',
         ].sort(),

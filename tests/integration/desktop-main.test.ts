@@ -305,6 +305,38 @@ describe('the desktop main process, run for real against a fake electron', () =>
     await vi.waitFor(() => expect(logText()).toMatch(/basic_text.*unsealed/));
   });
 
+  it('#8 a notification is held until clicked or closed, and its click opens the page', async () => {
+    const f = await launch();
+    const tray = await import('../../src/main/shell/tray');
+    const notice = {
+      kind: 'circuit-open' as const,
+      title: 'openai: circuit open',
+      body: 'x',
+      providers: ['openai'],
+      page: 'resilience' as const,
+    };
+    let clicked = 0;
+    tray.showNotice(notice, () => clicked++);
+    tray.showNotice(notice, () => clicked++);
+    expect(tray.heldNotices()).toBe(2);
+    f.notifications[0]?.emit('click');
+    f.notifications[1]?.emit('close');
+    expect(clicked).toBe(1);
+    expect(tray.heldNotices()).toBe(0);
+  });
+
+  it('#1 from source, the Electron build of better-sqlite3 named by npm start is the one loaded', async () => {
+    const missing = join(dir, 'electron-native', 'better_sqlite3.node');
+    const f = await launch({ env: { BREAKWATER_SQLITE_BINDING: missing } });
+    const error: StartupError = (await invoke(f, IpcChannel.getStartupError)).data;
+    expect(error.message).toContain(missing);
+    f.electron.app.quit();
+    await f.exit;
+    // A packaged app carries it in its own node_modules and ignores the variable.
+    const packaged = await launch({ packaged: true, env: { BREAKWATER_SQLITE_BINDING: missing } });
+    expect((await invoke(packaged, IpcChannel.getStartupError)).data).toBeNull();
+  });
+
   it('remembers where the window was', async () => {
     const f = await launch();
     f.windows[0]?.emit('resize');
