@@ -5,36 +5,30 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { BreakwaterConfig } from '../../src/shared/contract';
 import type { FakeUpstream } from '../support/fake-upstream';
-import { ANTHROPIC_KEY, OPENAI_KEY, startGateway, type TestGateway } from '../support/gateway';
+import { OPENAI_KEY, standardConfig, startGateway, type TestGateway } from '../support/gateway';
 import { validateResponse, validateStreamEvent } from '../support/open-responses-schema';
 import { sseEvents } from '../support/translate-fixtures';
 
-function config(primary: FakeUpstream): BreakwaterConfig {
-  return {
-    providers: [
-      {
-        id: 'oc',
-        format: 'openai-chat',
-        baseUrl: `${primary.url}/v1`,
-        authClass: 'api_key',
-        connections: [{ id: 'oc-1', apiKey: OPENAI_KEY }],
-        models: ['chat-model'],
-      },
-      {
-        id: 'an',
-        format: 'anthropic',
-        baseUrl: primary.url,
-        authClass: 'api_key',
-        connections: [{ id: 'an-1', apiKey: ANTHROPIC_KEY }],
-        models: ['claude-test'],
-      },
-    ],
-  };
+/** The standard providers (`an` speaks Anthropic Messages) and `oc`, a Chat-only one. */
+function config(primary: FakeUpstream, backup: FakeUpstream): BreakwaterConfig {
+  const c = standardConfig(primary, backup);
+  c.providers = [
+    ...(c.providers ?? []),
+    {
+      id: 'oc',
+      format: 'openai-chat',
+      baseUrl: `${primary.url}/v1`,
+      authClass: 'api_key',
+      connections: [{ id: 'oc-1', apiKey: OPENAI_KEY }],
+      models: ['chat-model'],
+    },
+  ];
+  return c;
 }
 
 let gw: TestGateway;
 beforeAll(async () => {
-  gw = await startGateway({ config: (primary) => config(primary) });
+  gw = await startGateway({ config });
 });
 afterAll(() => gw.close());
 beforeEach(() => gw.primary.reset());
