@@ -257,6 +257,7 @@ export function createEngine(opts: EngineOptions): Engine {
       return { paused };
     },
     releaseLease: (connection) => leases.releaseConnection(connection, clock.now()),
+    learnedFixes: shapeRepairs,
     log,
   };
 

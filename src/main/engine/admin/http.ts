@@ -4,6 +4,7 @@ import { readBody } from '../wire/body';
 import { checkAdminToken, isJsonContentType } from '../wire/guard';
 import { sendAdminError, sendJson } from '../wire/json-answer';
 import { streamEvents } from './event-stream';
+import { learnedFixRoutes } from './learned-fixes';
 import {
   AdminError,
   type AdminOperations,
@@ -69,6 +70,7 @@ function routes(deps: AdminDeps): Route[] {
     }
   };
   return [
+    ...learnedFixRoutes(deps.learnedFixes),
     {
       method: 'GET',
       pattern: /^\/api\/state$/,

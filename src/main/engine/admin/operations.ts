@@ -10,6 +10,7 @@ import type {
 } from '../../../shared/contract';
 import { ValidationError } from '../config/validate';
 import type { Logger } from '../logger';
+import type { ShapeRepairs } from '../resilience/shape-repair';
 import { VERSION } from '../version';
 import { BodyTooLargeError } from '../wire/body';
 import { type AdminService, ConflictError, NotFoundError } from './service';
@@ -20,6 +21,8 @@ export interface AdminOperations {
   setPaused?(paused: boolean): GatewayRunState;
   /** Operator release of a connection's exclusive lease; null when none is active. */
   releaseLease?(connection: string): LeaseView | null;
+  /** Request-shape fixes learnt from providers' 400s (`/api/resilience/learned-fixes`). */
+  learnedFixes?: ShapeRepairs;
   log: Logger;
 }
 

@@ -73,7 +73,9 @@ export function applyFix(body: Json, fix: ShapeFix): Surgery | null {
     }
     case 'range': {
       if (typeof current !== 'number') return null;
-      const value = Math.min(fix.max ?? current, Math.max(fix.min ?? current, current));
+      let value = current;
+      if (fix.max !== undefined) value = Math.min(value, fix.max);
+      if (fix.min !== undefined) value = Math.max(value, fix.min);
       if (value === current) return null;
       return {
         body: withValue(body, fix.param, value),

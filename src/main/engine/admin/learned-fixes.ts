@@ -1,0 +1,57 @@
+// `/api/resilience/learned-fixes`: the request-shape fixes learnt from providers' 400s (issue 17),
+// listed and cleared (all, one provider's, or one model's).
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { LearnedFixView } from '../../../shared/contract';
+import type { ShapeRepairs } from '../resilience/shape-repair';
+import { sendJson } from '../wire/json-answer';
+import { AdminError } from './operations';
+
+const PATH = /^\/api\/resilience\/learned-fixes$/;
+
+function filterOf(url: URL): { provider?: string; model?: string } {
+  const provider = url.searchParams.get('provider');
+  const model = url.searchParams.get('model');
+  if (model !== null && provider === null) {
+    throw new AdminError(400, 'invalid_field', 'model needs provider as well', 'provider');
+  }
+  return { ...(provider ? { provider } : {}), ...(model ? { model } : {}) };
+}
+
+function matches(f: LearnedFixView, filter: { provider?: string; model?: string }): boolean {
+  return (
+    (filter.provider === undefined || f.provider === filter.provider) &&
+    (filter.model === undefined || f.model === filter.model)
+  );
+}
+
+/** The two routes, for the admin API's route table. */
+export function learnedFixRoutes(repairs: ShapeRepairs | undefined) {
+  const need = (): ShapeRepairs => {
+    if (!repairs) throw new AdminError(404, 'not_found', 'request-shape repairs are not running');
+    return repairs;
+  };
+  return [
+    {
+      method: 'GET',
+      pattern: PATH,
+      handler: (_q: IncomingMessage, r: ServerResponse, _p: string[], url: URL) => {
+        const filter = filterOf(url);
+        sendJson(
+          r,
+          200,
+          need()
+            .list()
+            .filter((f) => matches(f, filter)),
+        );
+      },
+    },
+    {
+      method: 'DELETE',
+      pattern: PATH,
+      handler: (_q: IncomingMessage, r: ServerResponse, _p: string[], url: URL) => {
+        sendJson(r, 200, { cleared: need().clear(filterOf(url), 'cleared by an operator') });
+      },
+    },
+  ];
+}
