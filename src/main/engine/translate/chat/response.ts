@@ -57,7 +57,7 @@ export function usageOut(u: IrUsage): Json {
   };
 }
 
-/** Chat and Responses report the tier beside the usage, on the answer itself. */
+/** Chat reports the service tier beside the usage, on the answer (or each chunk) itself. */
 export function withTier(u: IrUsage, answer: Json): IrUsage {
   const tier = str(answer.service_tier);
   if (tier !== null) u.serviceTier = tier;
