@@ -1,3 +1,4 @@
+import { StartupActions } from '../../components/StartupActions';
 import { ActionButton } from '../../components/ui';
 import { formatTime } from '../../hooks';
 import { useDashboard } from '../../state/store';
@@ -29,6 +30,7 @@ export function StatusCard() {
         <h2>{title}</h2>
         <p>{detail}</p>
       </div>
+      {startup.settled && startup.error && <StartupActions error={startup.error} />}
       {snapshot && bridge && !(startup.settled && startup.error) && (
         <div className="status-actions">
           {snapshot.gateway.paused ? (
