@@ -44,6 +44,8 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler, BodySource,
   private failed!: (err: Error) => void;
   private headed = false;
   private finished = false;
+  /** The pool's count of calls waiting for a connection, while this one does. */
+  private waitingIn: PoolEntry | null = null;
 
   constructor() {
     this.response = new Promise<UpstreamResponse>((resolve, reject) => {
@@ -56,6 +58,7 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler, BodySource,
   abort(reason: Error): void {
     if (this.reason || this.finished) return;
     this.reason = reason;
+    this.stopWaiting();
     // Before undici started the request, the reason waits for onRequestStart.
     this.controller?.abort(reason);
   }
@@ -68,7 +71,19 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler, BodySource,
     this.controller?.resume();
   }
 
+  /** Counted among the pool's calls that wait for a connection until it starts or ends. */
+  waitIn(entry: PoolEntry): void {
+    entry.waiting++;
+    this.waitingIn = entry;
+  }
+
+  private stopWaiting(): void {
+    if (this.waitingIn) this.waitingIn.waiting--;
+    this.waitingIn = null;
+  }
+
   onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.stopWaiting();
     this.controller = controller;
     if (this.reason) controller.abort(this.reason);
   }
@@ -102,6 +117,7 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler, BodySource,
 
   onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
     this.finished = true;
+    this.stopWaiting();
     if (this.headed) this.body.fail(err);
     else this.failed(err);
   }
@@ -113,6 +129,16 @@ interface PoolEntry {
   pool: Pool;
   /** Local address the pool's sockets last left from. */
   egress: string | null;
+  /** Calls dispatched that have not started (no socket yet) and are not cancelled. */
+  waiting: number;
+}
+
+/** Refuses a connection nobody waits for; undici then drops the cancelled calls it queued. */
+class NoCallWaitsError extends Error {
+  readonly code = 'BREAKWATER_NO_CALL_WAITS';
+  constructor() {
+    super('no call waits for this connection');
+  }
 }
 
 /**
@@ -142,9 +168,9 @@ export class UpstreamPools {
     return base;
   }
 
-  private poolFor(provider: CatalogProvider, origin: string, connectMs: number): Pool {
+  private entryFor(provider: CatalogProvider, origin: string, connectMs: number): PoolEntry {
     const existing = this.pools.get(provider.id);
-    if (existing?.origin === origin && existing.connectMs === connectMs) return existing.pool;
+    if (existing?.origin === origin && existing.connectMs === connectMs) return existing;
     if (existing) void existing.pool.close().catch(() => {});
     const connector = buildConnector({ timeout: connectMs });
     const entry: PoolEntry = {
@@ -152,21 +178,28 @@ export class UpstreamPools {
       connectMs,
       pool: undefined as unknown as Pool,
       egress: null,
+      waiting: 0,
     };
     entry.pool = new Pool(origin, {
       connections: this.connectionsPerOrigin,
       // Wraps the default connector to learn the local address each socket leaves from: the
       // egress IP the request log records per connection.
-      connect: (opts, callback) =>
+      //
+      // It also opens none for a call already cancelled: undici puts a call aborted mid-answer
+      // back in its queue and connects again for it before it notices (nodejs/undici#5845), so
+      // 500 streams aborted at once used to open 500 sockets that nobody used.
+      connect: (opts, callback) => {
+        if (entry.waiting === 0) return callback(new NoCallWaitsError(), null);
         connector(opts, (err, socket) => {
           if (socket?.localAddress) entry.egress = socket.localAddress;
           callback(err, socket as never);
-        }),
+        });
+      },
       keepAliveTimeout: 30_000,
       pipelining: 1,
     });
     this.pools.set(provider.id, entry);
-    return entry.pool;
+    return entry;
   }
 
   /** The local address the provider's pool last connected from, if it has connected. */
@@ -178,7 +211,10 @@ export class UpstreamPools {
   request(call: UpstreamCall): UpstreamExchange {
     const { origin, prefix } = this.baseOf(call.provider.baseUrl);
     const exchange = new UpstreamExchange();
-    this.poolFor(call.provider, origin, call.timeouts.connectMs).dispatch(
+    const entry = this.entryFor(call.provider, origin, call.timeouts.connectMs);
+    // Counted before the dispatch: undici may ask for a connection within it.
+    exchange.waitIn(entry);
+    entry.pool.dispatch(
       {
         method: 'POST',
         path: `${prefix}${call.path}`,
