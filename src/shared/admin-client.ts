@@ -8,12 +8,16 @@ import type {
   ComboConfig,
   ConnectionTestResult,
   ConnectionView,
+  CreatedGatewayKey,
+  GatewayKeyView,
   GatewayRunState,
   LogQuery,
   ProviderView,
   RequestLogEntry,
   SettingView,
   Snapshot,
+  UsageQuery,
+  UsageReport,
 } from './contract';
 
 /** BridgeApi minus the event subscription (that is SSE in the browser, IPC on the desktop). */
@@ -44,6 +48,15 @@ export function logSearchParams(limit: number, query: LogQuery = {}): URLSearchP
   if (query.status !== undefined) q.set('status', String(query.status));
   if (query.errorsOnly) q.set('errors', 'true');
   if (query.beforeId !== undefined) q.set('beforeId', String(query.beforeId));
+  return q;
+}
+
+/** The query string of `GET /api/usage`. */
+export function usageSearchParams(query: UsageQuery): URLSearchParams {
+  const q = new URLSearchParams();
+  if (query.since) q.set('since', query.since);
+  if (query.by) q.set('by', query.by);
+  if (query.step) q.set('step', query.step);
   return q;
 }
 
@@ -132,6 +145,12 @@ export function createAdminClient(opts: AdminClientOptions): AdminActions {
     releaseLease: (connection) => call('POST', '/api/leases/release', { connection }),
     pause: () => call<GatewayRunState>('POST', '/api/gateway/pause'),
     resume: () => call<GatewayRunState>('POST', '/api/gateway/resume'),
+    getUsage: (query) => call<UsageReport>('GET', `/api/usage?${usageSearchParams(query)}`),
+    listKeys: () => call<GatewayKeyView[]>('GET', '/api/keys'),
+    createKey: (input) => call<CreatedGatewayKey>('POST', '/api/keys', input),
+    updateKey: (id, input) => call<GatewayKeyView>('PATCH', `/api/keys/${enc(id)}`, input),
+    revokeKey: (id) => call('DELETE', `/api/keys/${enc(id)}`, undefined, asNull),
+    rotateKey: (id) => call<CreatedGatewayKey>('POST', `/api/keys/${enc(id)}/rotate`),
   };
 }
 

@@ -33,7 +33,18 @@ export interface GatewayApiKeyConfig {
   key: string;
   scopes?: string[];
   allowedConnections?: string[];
+  limits?: KeyLimits;
 }
+
+/** `gateway.apiKeys[].limits`: each optional; a request over one gets 429 `budget_exceeded`. */
+export interface KeyLimits {
+  requestsPerMinute?: number;
+  tokensPerDay?: number;
+  usdPerDay?: number;
+  usdPerMonth?: number;
+}
+
+export type KeyLimitName = keyof KeyLimits;
 
 export interface GatewayConfig {
   host?: string;
@@ -379,6 +390,91 @@ export interface RequestLogEntry {
   decision: string | null;
   /** Address this machine used to reach the upstream (per-connection egress IP). */
   egressIp: string | null;
+  /** The gateway API key the request presented (its name), when keys are in use. */
+  keyName?: string | null;
+  cacheWriteTokens?: number | null;
+  reasoningTokens?: number | null;
+  /** From the model price table; null when the model has no price. */
+  costUsd?: number | null;
+}
+
+// ---------------------------------------------------------------------------
+// Gateway keys and usage (`/api/keys`, `/api/usage`)
+// ---------------------------------------------------------------------------
+
+/** What a key has used in each of its limits' current windows. */
+export interface KeySpend {
+  requestsThisMinute: number;
+  tokensToday: number;
+  usdToday: number;
+  usdThisMonth: number;
+}
+
+/** A gateway API key as the admin API shows it: never its secret, only its first characters. */
+export interface GatewayKeyView {
+  id: string;
+  name: string;
+  /** The first characters of the secret, to tell keys apart. */
+  prefix: string;
+  scopes: string[];
+  allowedConnections: string[];
+  limits: KeyLimits;
+  /** `config`: imported from `gateway.apiKeys` at start; `api`: created through the admin API. */
+  source: 'config' | 'api';
+  createdAt: number;
+  revokedAt: number | null;
+  spend: KeySpend;
+}
+
+/** `POST /api/keys` and `PATCH /api/keys/{id}` (every field optional on PATCH). */
+export interface GatewayKeyInput {
+  name?: string;
+  scopes?: string[];
+  allowedConnections?: string[];
+  limits?: KeyLimits;
+}
+
+/** The answer of creating or rotating a key: the only time its secret is returned. */
+export interface CreatedGatewayKey {
+  id: string;
+  name: string;
+  key: string;
+}
+
+export type UsageGroupBy = 'model' | 'provider' | 'connection' | 'key' | 'combo' | 'session';
+
+export interface UsageTotals {
+  requests: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  reasoningTokens: number;
+  costUsd: number;
+}
+
+export interface UsageRow extends UsageTotals {
+  group: string;
+}
+
+/** One time bucket of one group (`GET /api/usage?step=…`). */
+export interface UsagePoint extends UsageRow {
+  /** Start of the bucket, epoch ms. */
+  at: number;
+}
+
+export interface UsageQuery {
+  /** ISO time or a duration back from now (`30m`, `1h`, `7d`); default `24h`. */
+  since?: string;
+  by?: UsageGroupBy;
+  /** With a step (`1m`, `1h`, `1d`), the answer also has `series`, one point per bucket. */
+  step?: string;
+}
+
+export interface UsageReport {
+  since: number;
+  rows: UsageRow[];
+  series?: UsagePoint[];
 }
 
 // ---------------------------------------------------------------------------
@@ -458,7 +554,16 @@ export type EngineEvent =
   | (EventBase & { type: 'lease.acquired' | 'lease.ended'; lease: LeaseView; cause: string })
   | (EventBase & { type: 'provider.cooldown'; provider: string; until: number; cause: string })
   /** A provider's windowed cooldown ran out (announced by the read that noticed it). */
-  | (EventBase & { type: 'provider.recovered'; provider: string; cause: string });
+  | (EventBase & { type: 'provider.recovered'; provider: string; cause: string })
+  /** A gateway key reached 80 % of one of its limits; once per key, limit and window. */
+  | (EventBase & {
+      type: 'budget.threshold';
+      key: string;
+      limit: KeyLimitName;
+      used: number;
+      max: number;
+      resetsAt: number;
+    });
 
 export type EngineEventType = EngineEvent['type'];
 
@@ -546,4 +651,13 @@ export interface BridgeApi {
   /** Stops forwarding proxy requests (clients get 503) until `resume`. */
   pause(): Promise<BridgeResult<GatewayRunState>>;
   resume(): Promise<BridgeResult<GatewayRunState>>;
+  /** Token and cost totals, grouped, with a time series when the query has a step. */
+  getUsage(query: UsageQuery): Promise<BridgeResult<UsageReport>>;
+  listKeys(): Promise<BridgeResult<GatewayKeyView[]>>;
+  createKey(input: GatewayKeyInput): Promise<BridgeResult<CreatedGatewayKey>>;
+  updateKey(id: string, input: GatewayKeyInput): Promise<BridgeResult<GatewayKeyView>>;
+  /** Revokes a key: refused from the next request on. */
+  revokeKey(id: string): Promise<BridgeResult<null>>;
+  /** A new secret for the key; the old one is refused from the next request on. */
+  rotateKey(id: string): Promise<BridgeResult<CreatedGatewayKey>>;
 }

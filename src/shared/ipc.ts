@@ -51,6 +51,12 @@ export const ACTION_METHODS = [
   'releaseLease',
   'pause',
   'resume',
+  'getUsage',
+  'listKeys',
+  'createKey',
+  'updateKey',
+  'revokeKey',
+  'rotateKey',
 ] as const satisfies readonly Exclude<keyof AdminActions, 'getSnapshot'>[];
 
 export type ActionMethod = (typeof ACTION_METHODS)[number];

@@ -153,12 +153,39 @@ const ANTHROPIC_STREAM = sse([
 ]);
 
 const STREAMS: [string, Buffer, Usage][] = [
-  ['Chat Completions', CHAT_STREAM, { inputTokens: 120, outputTokens: 37, cachedTokens: 64 }],
-  ['Responses', RESPONSES_STREAM, { inputTokens: 300, outputTokens: 12, cachedTokens: 256 }],
+  [
+    'Chat Completions',
+    CHAT_STREAM,
+    {
+      inputTokens: 120,
+      outputTokens: 37,
+      cachedTokens: 64,
+      cacheWriteTokens: null,
+      reasoningTokens: null,
+    },
+  ],
+  [
+    'Responses',
+    RESPONSES_STREAM,
+    {
+      inputTokens: 300,
+      outputTokens: 12,
+      cachedTokens: 256,
+      cacheWriteTokens: null,
+      reasoningTokens: null,
+    },
+  ],
   [
     'Anthropic Messages',
     ANTHROPIC_STREAM,
-    { inputTokens: 2095, outputTokens: 503, cachedTokens: 1800 },
+    {
+      inputTokens: 2095,
+      outputTokens: 503,
+      cachedTokens: 1800,
+      cacheWriteTokens: 0,
+      reasoningTokens: null,
+      cacheApart: true,
+    },
   ],
 ];
 
@@ -177,7 +204,13 @@ describe('usage is read from each format’s usage object', () => {
         total_tokens: 30,
         prompt_tokens_details: { cached_tokens: 4 },
       }),
-    ).toEqual({ inputTokens: 10, outputTokens: 20, cachedTokens: 4 });
+    ).toEqual({
+      inputTokens: 10,
+      outputTokens: 20,
+      cachedTokens: 4,
+      cacheWriteTokens: null,
+      reasoningTokens: null,
+    });
   });
 
   it('Responses: input/output tokens, cached from input_tokens_details', () => {
@@ -188,7 +221,13 @@ describe('usage is read from each format’s usage object', () => {
         input_tokens_details: { cached_tokens: 5 },
         output_tokens_details: { reasoning_tokens: 3 },
       }),
-    ).toEqual({ inputTokens: 11, outputTokens: 22, cachedTokens: 5 });
+    ).toEqual({
+      inputTokens: 11,
+      outputTokens: 22,
+      cachedTokens: 5,
+      cacheWriteTokens: null,
+      reasoningTokens: 3,
+    });
   });
 
   it('Anthropic: input/output tokens, cached from cache_read_input_tokens', () => {
@@ -199,7 +238,14 @@ describe('usage is read from each format’s usage object', () => {
         cache_read_input_tokens: 6,
         cache_creation_input_tokens: 100,
       }),
-    ).toEqual({ inputTokens: 12, outputTokens: 23, cachedTokens: 6 });
+    ).toEqual({
+      inputTokens: 12,
+      outputTokens: 23,
+      cachedTokens: 6,
+      cacheWriteTokens: 100,
+      reasoningTokens: null,
+      cacheApart: true,
+    });
   });
 
   it('what the upstream did not say stays null', () => {
@@ -207,6 +253,8 @@ describe('usage is read from each format’s usage object', () => {
       inputTokens: 10,
       outputTokens: null,
       cachedTokens: null,
+      cacheWriteTokens: null,
+      reasoningTokens: null,
     });
     expect(merged({})).toEqual(emptyUsage());
   });
@@ -233,6 +281,9 @@ describe('Anthropic streams: message_start then message_delta merge into one usa
       inputTokens: 25,
       outputTokens: 42,
       cachedTokens: 10,
+      cacheWriteTokens: null,
+      reasoningTokens: null,
+      cacheApart: true,
     });
   });
 
@@ -242,7 +293,14 @@ describe('Anthropic streams: message_start then message_delta merge into one usa
       { output_tokens: 42 },
       { input_tokens: 26 },
     );
-    expect(usage).toEqual({ inputTokens: 26, outputTokens: 42, cachedTokens: 10 });
+    expect(usage).toEqual({
+      inputTokens: 26,
+      outputTokens: 42,
+      cachedTokens: 10,
+      cacheWriteTokens: null,
+      reasoningTokens: null,
+      cacheApart: true,
+    });
   });
 });
 
@@ -282,7 +340,7 @@ describe('SseUsageObserver: watches a relayed SSE stream for usage', () => {
       [{ data: { usage: { input_tokens: 7, output_tokens: 8 } } }, { data: '[DONE]' }],
       '\r\n',
     );
-    expect(observe([stream])).toEqual({ inputTokens: 7, outputTokens: 8, cachedTokens: null });
+    expect(observe([stream])).toEqual({ ...emptyUsage(), inputTokens: 7, outputTokens: 8 });
   });
 
   it('"data:" without a space', () => {

@@ -8,6 +8,8 @@ import type {
 } from '../../shared/contract';
 import { createAdminActions } from './admin/actions';
 import { createAdminHandler } from './admin/http';
+import type { KeyOperations } from './admin/keys';
+import { handleMetrics, METRICS_PATH } from './admin/metrics';
 import type { AdminOperations } from './admin/operations';
 import { AdminService } from './admin/service';
 import { loadAdminToken } from './admin/token';
@@ -35,6 +37,8 @@ import { applyConfig } from './store/apply-config';
 import { setSqliteBinding } from './store/database';
 import { createUiHandler } from './ui/static';
 import { UpstreamPools } from './upstream/pools';
+import { KeyRing } from './usage/key-ring';
+import { UsageService } from './usage/service';
 import { VERSION } from './version';
 import { isLoopbackHost } from './wire/guard';
 
@@ -153,6 +157,18 @@ export function createEngine(opts: EngineOptions): Engine {
     store.close();
     throw err;
   }
+  // Gateway keys live in the store; the config file's are imported (by name) at every start.
+  const keyRing = new KeyRing(store.gatewayKeys, () => clock.now());
+  keyRing.importConfig(apiKeys);
+  const usage = new UsageService({
+    repo: store.usage,
+    keys: keyRing,
+    now: () => clock.now(),
+    emit: (e) => events.emit(e),
+    retentionDays: () => settings.number('usage.retentionDays'),
+    onError: (err) => log.error(`usage roll-up: ${String(err)}`),
+  });
+  const accounts: KeyOperations = { keys: keyRing, usage, now: () => clock.now() };
 
   const pools = new UpstreamPools();
   const modelDefaults = loadModelDefaults();
@@ -305,7 +321,9 @@ export function createEngine(opts: EngineOptions): Engine {
   const maxBodyBytes = gateway.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const pipeline: PipelineDeps = {
     host,
-    apiKeys,
+    keys: keyRing,
+    priceOf: (provider, model) => catalog.modelSpec(provider, model).price ?? null,
+    budgets: usage,
     maxBodyBytes,
     startedAt,
     paused: () => paused,
@@ -346,7 +364,8 @@ export function createEngine(opts: EngineOptions): Engine {
         code,
         cause: message,
       }),
-    record: (entry) => {
+    record: (entry, sample) => {
+      usage.record(entry, sample);
       requestsTotal++;
       if (entry.status >= 400) errorsTotal++;
       const id = store.requestLog.append(entry);
@@ -388,7 +407,18 @@ export function createEngine(opts: EngineOptions): Engine {
         keysConfigured: apiKeys.length > 0,
       }),
     // Not an async function: the pipeline's own promise is passed on without another layer.
-    proxy: (req, res, url) => handleProxyRequest(req, res, url, pipeline),
+    proxy: (req, res, url) =>
+      url.pathname === METRICS_PATH
+        ? Promise.resolve(
+            handleMetrics(req, res, {
+              host,
+              adminToken,
+              metricsToken: env.BREAKWATER_METRICS_TOKEN || null,
+              snapshot,
+              requests: usage.metrics,
+            }),
+          )
+        : handleProxyRequest(req, res, url, pipeline),
     admin: createAdminHandler({
       ...adminOps,
       token: adminToken,
@@ -396,6 +426,7 @@ export function createEngine(opts: EngineOptions): Engine {
       snapshot,
       health: () => ({ status: 'ok', version: VERSION, uptimeMs: clock.now() - startedAt }),
       onEvent: (l) => events.on(l),
+      accounts,
     }),
   });
 
@@ -404,7 +435,7 @@ export function createEngine(opts: EngineOptions): Engine {
   return {
     adminToken,
     admin,
-    actions: createAdminActions({ ...adminOps, snapshot }),
+    actions: createAdminActions({ ...adminOps, accounts, snapshot }),
     async listen(port = requestedPort) {
       await new Promise<void>((resolve, reject) => {
         const onError = (err: Error) => reject(err);
@@ -428,6 +459,7 @@ export function createEngine(opts: EngineOptions): Engine {
         await flow.close();
         subscription.close();
         shapeRepairs.close();
+        usage.close();
         store.close();
       })();
       return stopped;

@@ -117,6 +117,26 @@ export const PAYLOAD_CHECKS: Record<ActionMethod, Check> = {
   releaseLease: oneId('connection id'),
   pause: none,
   resume: none,
+  getUsage: (args) => {
+    const bad = arity(args, 1, 1) ?? (isPlainObject(args[0]) ? null : 'query must be an object');
+    if (bad) return bad;
+    for (const [key, value] of Object.entries(args[0] as object)) {
+      if (!['since', 'by', 'step'].includes(key)) return `query.${key} is not a usage filter`;
+      if (value !== undefined && typeof value !== 'string') return `query.${key} must be a string`;
+    }
+    return null;
+  },
+  listKeys: none,
+  createKey: oneObject('key'),
+  updateKey: (args) =>
+    arity(args, 2, 2) ??
+    (!isId(args[0])
+      ? 'key id must be a non-empty string'
+      : isPlainObject(args[1])
+        ? null
+        : 'key must be an object'),
+  revokeKey: oneId('key id'),
+  rotateKey: oneId('key id'),
 };
 
 export function isActionMethod(name: string): name is ActionMethod {

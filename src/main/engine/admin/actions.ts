@@ -4,6 +4,15 @@
 import { type AdminActions, logSearchParams } from '../../../shared/admin-client';
 import type { BridgeResult, Snapshot } from '../../../shared/contract';
 import {
+  createKey,
+  type KeyOperations,
+  listKeys,
+  revokeKey,
+  rotateKey,
+  updateKey,
+  usageReport,
+} from './keys';
+import {
   type AdminOperations,
   adminError,
   recentLogs,
@@ -13,6 +22,7 @@ import {
 } from './operations';
 
 export interface ActionDeps extends AdminOperations {
+  accounts: KeyOperations;
   snapshot(): Snapshot;
 }
 
@@ -66,5 +76,11 @@ export function createAdminActions(deps: ActionDeps): AdminActions {
     releaseLease: (connection) => run('releaseLease', () => releaseLease(deps, { connection })),
     pause: () => run('pause', () => setPaused(deps, true)),
     resume: () => run('resume', () => setPaused(deps, false)),
+    getUsage: (query) => run('getUsage', () => usageReport(deps.accounts, query)),
+    listKeys: () => run('listKeys', () => listKeys(deps.accounts)),
+    createKey: (input) => run('createKey', () => createKey(deps.accounts, asJson(input))),
+    updateKey: (id, input) => run('updateKey', () => updateKey(deps.accounts, id, asJson(input))),
+    revokeKey: (id) => remove('revokeKey', () => revokeKey(deps.accounts, id)),
+    rotateKey: (id) => run('rotateKey', () => rotateKey(deps.accounts, id)),
   };
 }

@@ -3,6 +3,16 @@ import type { EngineEvent, Snapshot } from '../../../shared/contract';
 import { readBody } from '../wire/body';
 import { checkAdminToken, isJsonContentType } from '../wire/guard';
 import { sendAdminError, sendJson } from '../wire/json-answer';
+import {
+  createKey,
+  type KeyOperations,
+  listKeys,
+  revokeKey,
+  rotateKey,
+  updateKey,
+  usageQueryOf,
+  usageReport,
+} from './keys';
 import { streamEvents } from './event-stream';
 import { learnedFixRoutes } from './learned-fixes';
 import {
@@ -17,6 +27,8 @@ import {
 import { NotFoundError } from './service';
 
 export interface AdminDeps extends AdminOperations {
+  /** Gateway keys and usage (`/api/keys`, `/api/usage`). */
+  accounts: KeyOperations;
   token: string;
   maxBodyBytes: number;
   snapshot(): Snapshot;
@@ -245,6 +257,40 @@ function routes(deps: AdminDeps): Route[] {
       method: 'POST',
       pattern: /^\/api\/resilience\/connections$/,
       handler: async (q, r) => sendJson(r, 200, s.clearConnectionState(await body(q))),
+    },
+    {
+      method: 'GET',
+      pattern: /^\/api\/keys$/,
+      handler: (_q, r) => sendJson(r, 200, listKeys(deps.accounts)),
+    },
+    {
+      method: 'POST',
+      pattern: /^\/api\/keys$/,
+      handler: async (q, r) => sendJson(r, 201, createKey(deps.accounts, await body(q))),
+    },
+    {
+      method: 'PATCH',
+      pattern: /^\/api\/keys\/([^/]+)$/,
+      handler: async (q, r, p) => sendJson(r, 200, updateKey(deps.accounts, id(p), await body(q))),
+    },
+    {
+      method: 'DELETE',
+      pattern: /^\/api\/keys\/([^/]+)$/,
+      handler: (_q, r, p) => {
+        revokeKey(deps.accounts, id(p));
+        sendJson(r, 200, { deleted: id(p) });
+      },
+    },
+    {
+      method: 'POST',
+      pattern: /^\/api\/keys\/([^/]+)\/rotate$/,
+      handler: (_q, r, p) => sendJson(r, 200, rotateKey(deps.accounts, id(p))),
+    },
+    {
+      method: 'GET',
+      pattern: /^\/api\/usage$/,
+      handler: (_q, r, _p, url) =>
+        sendJson(r, 200, usageReport(deps.accounts, usageQueryOf(url.searchParams))),
     },
     {
       method: 'GET',

@@ -57,6 +57,17 @@ const CORE_SETTINGS: readonly SettingDef[] = [
     unit: 'days',
     description: 'Request log rows older than this are pruned (checked at most once a minute).',
   },
+  {
+    key: 'usage.retentionDays',
+    kind: 'integer',
+    defaultValue: 400,
+    env: 'BREAKWATER_USAGE_RETENTION_DAYS',
+    min: 1,
+    max: 3650,
+    unit: 'days',
+    description:
+      'Per-minute usage roll-ups (tokens and cost) older than this are pruned (checked hourly).',
+  },
 ];
 
 export const SETTINGS: readonly SettingDef[] = [

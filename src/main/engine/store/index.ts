@@ -8,6 +8,7 @@ import {
 } from './connections';
 import { openDatabase } from './database';
 import type { Db } from './db';
+import { createGatewayKeyRepo, type GatewayKeyRepo } from './gateway-keys';
 import { createLearnedFixRepo, type LearnedFixRepo } from './learned-fixes';
 import { createLeaseRepo, type LeaseRepo } from './leases';
 import { createProviderRepo, type ProviderRepo } from './providers';
@@ -16,6 +17,7 @@ import { createResilienceRepo, type ResilienceRepo } from './resilience';
 import { createSessionPinRepo, type SessionPinRepo } from './session-pins';
 import { createSettingsRepo, type SettingsRepo } from './settings';
 import { createSubscriptionRepo, type SubscriptionRepo } from './subscription';
+import { createUsageRollupRepo, type UsageRollupRepo } from './usage-rollups';
 
 export interface StoreOptions {
   requestLog?: RequestLogOptions;
@@ -34,6 +36,10 @@ export interface Store {
   sessionPins: SessionPinRepo;
   /** Anthropic subscription lane and limit-reset state per connection. */
   subscription: SubscriptionRepo;
+  /** Gateway API keys, stored hashed. */
+  gatewayKeys: GatewayKeyRepo;
+  /** Usage per minute (written in batches by usage/rollup.ts). */
+  usage: UsageRollupRepo;
   /** Request-shape fixes learnt from providers' 400s. */
   learnedFixes: LearnedFixRepo;
   /** Flushes the request log, then closes the database. Safe to call more than once. */
@@ -56,6 +62,8 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
       leases: createLeaseRepo(db),
       sessionPins: createSessionPinRepo(db),
       subscription: createSubscriptionRepo(db),
+      gatewayKeys: createGatewayKeyRepo(db),
+      usage: createUsageRollupRepo(db),
       learnedFixes: createLearnedFixRepo(db),
       close() {
         if (closed) return;
@@ -78,6 +86,7 @@ export type { ConnectionRecord, ConnectionRepo } from './connections';
 export { openDatabase } from './database';
 export type { Db } from './db';
 export type { LearnedFixRepo, LearnedFixRow } from './learned-fixes';
+export type { GatewayKeyRecord, GatewayKeyRepo } from './gateway-keys';
 export type { LeaseRepo } from './leases';
 export {
   LATEST_SCHEMA_VERSION,
@@ -93,3 +102,4 @@ export type { SecretCodec } from './secret-codec';
 export type { SessionPin, SessionPinRepo } from './session-pins';
 export type { SettingsRepo } from './settings';
 export type { SubscriptionRepo, SubscriptionRow } from './subscription';
+export type { UsageBucket, UsageRollupRepo } from './usage-rollups';

@@ -169,6 +169,51 @@ export const migrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 6,
+    name: 'gateway keys, usage accounting and per-minute usage roll-ups',
+    up: `
+      ALTER TABLE request_log ADD COLUMN key_name TEXT;
+      ALTER TABLE request_log ADD COLUMN cache_write_tokens INTEGER;
+      ALTER TABLE request_log ADD COLUMN reasoning_tokens INTEGER;
+      ALTER TABLE request_log ADD COLUMN cost_usd REAL;
+
+      CREATE TABLE gateway_keys (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        key_hash TEXT NOT NULL UNIQUE,
+        prefix TEXT NOT NULL,
+        scopes TEXT NOT NULL DEFAULT '[]',
+        allowed_connections TEXT NOT NULL DEFAULT '[]',
+        limits TEXT NOT NULL DEFAULT '{}',
+        source TEXT NOT NULL CHECK (source IN ('config', 'api')),
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        revoked_at INTEGER
+      );
+
+      CREATE TABLE usage_minutes (
+        minute INTEGER NOT NULL,
+        provider TEXT NOT NULL,
+        connection TEXT NOT NULL,
+        model TEXT NOT NULL,
+        combo TEXT NOT NULL,
+        key_name TEXT NOT NULL,
+        session TEXT NOT NULL,
+        requests INTEGER NOT NULL,
+        errors INTEGER NOT NULL,
+        input_tokens INTEGER NOT NULL,
+        output_tokens INTEGER NOT NULL,
+        cache_read_tokens INTEGER NOT NULL,
+        cache_write_tokens INTEGER NOT NULL,
+        reasoning_tokens INTEGER NOT NULL,
+        cost_usd REAL NOT NULL,
+        estimated INTEGER NOT NULL,
+        PRIMARY KEY (minute, provider, connection, model, combo, key_name, session)
+      ) WITHOUT ROWID;
+      CREATE INDEX usage_minutes_key ON usage_minutes(key_name, minute);
+    `,
+  },
   // v20 is the request-shape repairs' own (issue 17); versions 7-19 belong to the usage work and
   // go above this entry, so the list stays in increasing order.
   {

@@ -25,12 +25,17 @@ export interface LogRow {
   error_message: string | null;
   decision: string | null;
   egress_ip: string | null;
+  key_name: string | null;
+  cache_write_tokens: number | null;
+  reasoning_tokens: number | null;
+  cost_usd: number | null;
 }
 
 export const COLUMNS =
   'id, at, client_format, model_requested, target, provider, connection, status, latency_ms, ' +
   'ttfb_ms, stream, bytes_in, bytes_out, input_tokens, output_tokens, cached_tokens, ' +
-  'error_class, error_message, decision, egress_ip';
+  'error_class, error_message, decision, egress_ip, key_name, cache_write_tokens, ' +
+  'reasoning_tokens, cost_usd';
 
 // Positional parameters, in COLUMNS order: binding by name costs a lookup per column per row.
 export const INSERT_SQL = `INSERT INTO request_log (${COLUMNS}) VALUES (${COLUMNS.split(',')
@@ -60,6 +65,10 @@ export function rowValues(e: RequestLogEntry): unknown[] {
     e.errorMessage,
     e.decision,
     e.egressIp,
+    e.keyName ?? null,
+    e.cacheWriteTokens ?? null,
+    e.reasoningTokens ?? null,
+    e.costUsd ?? null,
   ];
 }
 
@@ -90,11 +99,19 @@ export function normalize(
     errorMessage: text(input.errorMessage),
     decision: text(input.decision),
     egressIp: text(input.egressIp),
+    keyName: text(input.keyName),
+    cacheWriteTokens: int(input.cacheWriteTokens),
+    reasoningTokens: int(input.reasoningTokens),
+    costUsd: real(input.costUsd),
   };
 }
 
 function int(value: unknown): number | null {
   return typeof value === 'number' && Number.isFinite(value) ? Math.round(value) : null;
+}
+
+function real(value: unknown): number | null {
+  return typeof value === 'number' && Number.isFinite(value) ? value : null;
 }
 
 function text(value: unknown): string | null {
@@ -125,5 +142,9 @@ export function fromRow(row: LogRow): RequestLogEntry {
     errorMessage: row.error_message,
     decision: row.decision,
     egressIp: row.egress_ip,
+    keyName: row.key_name,
+    cacheWriteTokens: row.cache_write_tokens,
+    reasoningTokens: row.reasoning_tokens,
+    costUsd: row.cost_usd,
   };
 }

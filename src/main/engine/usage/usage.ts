@@ -2,9 +2,20 @@ import { forEachMember, keyIs, QUOTE, UNICODE_ESCAPE } from '../wire/json-member
 
 /** Token counts reported by an upstream; null where the upstream did not say. */
 export interface Usage {
+  /** Prompt tokens as reported: with cache reads and writes, unless `cacheApart`. */
   inputTokens: number | null;
   outputTokens: number | null;
+  /** Prompt tokens read from the provider's prompt cache. */
   cachedTokens: number | null;
+  /** Prompt tokens written to the cache (Anthropic's `cache_creation_input_tokens`). */
+  cacheWriteTokens: number | null;
+  /** Output tokens spent on reasoning (already part of `outputTokens`). */
+  reasoningTokens: number | null;
+  /**
+   * Anthropic's answers count cache reads and writes apart from `input_tokens`; OpenAI's and
+   * the translation IR's include them (see `promptTokens`).
+   */
+  cacheApart?: true;
 }
 
 type Json = Record<string, unknown>;
@@ -27,13 +38,27 @@ export function mergeUsage(into: Usage, usageValue: unknown): void {
   if (!u) return;
   const input = num(u.prompt_tokens) ?? num(u.input_tokens);
   const output = num(u.completion_tokens) ?? num(u.output_tokens);
+  const anthropicRead = num(u.cache_read_input_tokens);
+  const cacheWrite = num(u.cache_creation_input_tokens);
   const cached =
     num(obj(u.prompt_tokens_details)?.cached_tokens) ??
     num(obj(u.input_tokens_details)?.cached_tokens) ??
-    num(u.cache_read_input_tokens);
+    anthropicRead;
+  const reasoning =
+    num(obj(u.completion_tokens_details)?.reasoning_tokens) ??
+    num(obj(u.output_tokens_details)?.reasoning_tokens);
+  if (anthropicRead !== null || cacheWrite !== null) into.cacheApart = true;
   if (input !== null) into.inputTokens = input;
   if (output !== null) into.outputTokens = output;
   if (cached !== null) into.cachedTokens = cached;
+  if (cacheWrite !== null) into.cacheWriteTokens = cacheWrite;
+  if (reasoning !== null) into.reasoningTokens = reasoning;
+}
+
+/** All prompt tokens, cache reads and writes included, whichever way the format counts them. */
+export function promptTokens(u: Usage): number | null {
+  if (u.inputTokens === null || !u.cacheApart) return u.inputTokens;
+  return u.inputTokens + (u.cachedTokens ?? 0) + (u.cacheWriteTokens ?? 0);
 }
 
 /** Finds the `usage` object of a whole JSON response or of one stream event. */
@@ -67,7 +92,13 @@ export function usageOfBody(raw: Buffer): unknown {
 }
 
 export function emptyUsage(): Usage {
-  return { inputTokens: null, outputTokens: null, cachedTokens: null };
+  return {
+    inputTokens: null,
+    outputTokens: null,
+    cachedTokens: null,
+    cacheWriteTokens: null,
+    reasoningTokens: null,
+  };
 }
 
 const NEWLINE = 0x0a;

@@ -1,4 +1,5 @@
 import { estimateInputTokens, isJsonObject, parseRequest } from '../../translate';
+import { emptyUsage } from '../../usage/usage';
 import { bodyOf, type RequestContext, type RequestStage } from './context';
 import { ANSWERED, CONTINUE, type Decision } from './decision';
 import { countingFormat } from './route';
@@ -23,7 +24,7 @@ export const countTokens: RequestStage = {
     const body = JSON.stringify(gemini ? { totalTokens: tokens } : { input_tokens: tokens });
     ctx.served = candidate;
     ctx.status = 200;
-    ctx.usage = { inputTokens: tokens, outputTokens: null, cachedTokens: null };
+    ctx.usage = { ...emptyUsage(), inputTokens: tokens };
     ctx.steps.push(`${candidate.target.label} estimated (no count_tokens upstream)`);
     if (ctx.clientGone) return ANSWERED;
     ctx.res.writeHead(200, {

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type {
   GatewayApiKeyConfig,
+  KeyLimits,
   RequestLogEntry,
   UpstreamTimeouts,
 } from '../../../../shared/contract';
@@ -17,12 +18,18 @@ import type { Candidate } from '../../routing/resolve';
 import type { RoutingSignals } from '../../routing/signals';
 import type { ThroughputWatchdogOptions } from '../../settings/resilience-defaults';
 import type { UpstreamPools } from '../../upstream/pools';
+import type { PriceOf, UsageSample } from '../../usage/accounting';
+import type { BudgetDecision } from '../../usage/budget';
 
 /** What the front door needs: who may call, how much they may send, whether to serve at all. */
 export interface FrontDoorDeps {
   /** The bound host: requests naming another (DNS rebinding) are refused. */
   host: string;
-  apiKeys: readonly GatewayApiKeyConfig[];
+  /** The gateway API keys (from the store): none live means loopback clients only. */
+  keys: {
+    readonly size: number;
+    match(presented: string | null): GatewayApiKeyConfig | null;
+  };
   maxBodyBytes: number;
   startedAt: number;
   /** True while the operator has paused the proxy (503 `gateway_paused`). */
@@ -42,8 +49,15 @@ export interface PipelineDeps extends FrontDoorDeps {
   inFlight: Map<string, number>;
   /** Exclusive session leases (§10): fence, candidate plan, and where a managed request landed. */
   leases?: LeaseService;
-  /** Called once per request with its log row (batched to SQLite and emitted as an event). */
-  record(entry: Omit<RequestLogEntry, 'id'>): void;
+  /**
+   * Called once per request with its log row (batched to SQLite and emitted as an event) and
+   * its usage sample (rolled up per minute, counted against its key's budgets).
+   */
+  record(entry: Omit<RequestLogEntry, 'id'>, sample: UsageSample): void;
+  /** The model price table: USD per million tokens of a provider's model. */
+  priceOf?: PriceOf;
+  /** Gateway key budgets: whether a request may go (an allowed one counts towards its minute). */
+  budgets?: { admit(key: string, limits: KeyLimits, now: number): BudgetDecision };
   /** Breaker, cooldown and lockout state: decides which candidates may go, learns outcomes. */
   resilience: ResilienceManager;
   failoverBudgetMs(): number;

@@ -1,19 +1,20 @@
-import { isLoopbackAddress, matchGatewayKey, presentedKey } from '../../wire/guard';
+import { isLoopbackAddress, presentedKey } from '../../wire/guard';
 import { googleKey } from '../endpoints';
 import type { Door, DoorStage } from './context';
 import { CONTINUE, type Decision, reply } from './decision';
 import type { PipelineDeps } from './deps';
 
 /**
- * Front door: who is calling. With gateway API keys configured, the client presents one of them
- * (`Authorization: Bearer`, `x-api-key`, or for Gemini clients `x-goog-api-key` or `?key=`); with none, only clients on this machine are served.
+ * Front door: who is calling. With gateway API keys live (imported from the config or created
+ * through the admin API; a revoked one is refused from the next request on), the client presents
+ * one of them (`Authorization: Bearer`, `x-api-key`, or for Gemini clients `x-goog-api-key` or
+ * `?key=`); with none, only clients on this machine are served.
  */
 export const identify: DoorStage = {
   name: 'identify',
   run(door: Door, deps: PipelineDeps): Decision {
-    if (deps.apiKeys.length > 0) {
-      door.key = matchGatewayKey(
-        deps.apiKeys,
+    if (deps.keys.size > 0) {
+      door.key = deps.keys.match(
         presentedKey(door.req.headers) ?? googleKey(door.req.headers, door.url),
       );
       if (door.key) return CONTINUE;

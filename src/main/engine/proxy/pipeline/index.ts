@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { admit } from './admit';
 import type { AttemptStage } from './attempt';
 import { body } from './body';
+import { budget } from './budget';
 import type { DoorStage, RequestStage } from './context';
 import { countTokens } from './count-tokens';
 import { dashboard } from './dashboard';
@@ -57,6 +58,7 @@ const REQUEST: readonly RequestStage[] = [
   record, //     first, so that its row is written last
   parse, //      a JSON object with a model
   fence, //      exclusive-lease generation; a managed success moves the lease
+  budget, //     the key's budgets: 429 budget_exceeded before any routing or upstream call
   route, //      model → targets → candidates
   countTokens, // a token estimate where no target counts tokens
   plan, //       leased connections taken out or preferred

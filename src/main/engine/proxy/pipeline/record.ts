@@ -1,7 +1,11 @@
 import { redactSecrets } from '../../logger';
+import { sessionIdOf } from '../../resilience/affinity';
+import { sampleOf } from '../../usage/accounting';
 import type { RequestContext, RequestStage } from './context';
 import { CONTINUE } from './decision';
 import type { PipelineDeps } from './deps';
+
+const NO_PRICE = () => null;
 
 /**
  * Request stage: exactly one log row per request, whatever happened after it. It is first in
@@ -12,26 +16,54 @@ export const record: RequestStage = {
   run: () => CONTINUE,
   after(ctx: RequestContext, deps: PipelineDeps): void {
     const candidate = ctx.served;
-    deps.record({
-      at: ctx.started,
-      clientFormat: ctx.endpoint.format,
-      modelRequested: ctx.model,
-      target: candidate?.target.label ?? null,
-      provider: candidate?.target.provider.id ?? null,
-      connection: candidate?.connection.id ?? null,
-      status: ctx.status || 500,
-      latencyMs: deps.clock.now() - ctx.started,
-      ttfbMs: ctx.ttfb,
-      stream: ctx.stream,
-      bytesIn: ctx.bytesIn,
-      bytesOut: ctx.bytesOut,
-      inputTokens: ctx.usage.inputTokens,
-      outputTokens: ctx.usage.outputTokens,
-      cachedTokens: ctx.usage.cachedTokens,
-      errorClass: ctx.errorClass,
-      errorMessage: ctx.errorMessage ? redactSecrets(ctx.errorMessage).slice(0, 500) : null,
-      decision: ctx.steps.length > 0 ? ctx.steps.join('; ') : null,
-      egressIp: ctx.egressIp,
-    });
+    const status = ctx.status || 500;
+    const keyName = ctx.key?.name ?? null;
+    const sample = sampleOf(
+      {
+        at: ctx.started,
+        dims: {
+          provider: candidate?.target.provider.id ?? '',
+          connection: candidate?.connection.id ?? '',
+          model: candidate?.target.model ?? ctx.model,
+          combo: ctx.catalog.combos.has(ctx.model) ? ctx.model : '',
+          keyName: keyName ?? '',
+          session: sessionIdOf(ctx.req.headers) ?? '',
+        },
+        usage: ctx.usage,
+        status,
+        bytesIn: ctx.bytesIn,
+        bytesOut: ctx.bytesOut,
+        countOnly: ctx.endpoint.countTokens,
+      },
+      deps.priceOf ?? NO_PRICE,
+    );
+    deps.record(
+      {
+        at: ctx.started,
+        clientFormat: ctx.endpoint.format,
+        modelRequested: ctx.model,
+        target: candidate?.target.label ?? null,
+        provider: candidate?.target.provider.id ?? null,
+        connection: candidate?.connection.id ?? null,
+        status,
+        latencyMs: deps.clock.now() - ctx.started,
+        ttfbMs: ctx.ttfb,
+        stream: ctx.stream,
+        bytesIn: ctx.bytesIn,
+        bytesOut: ctx.bytesOut,
+        inputTokens: ctx.usage.inputTokens,
+        outputTokens: ctx.usage.outputTokens,
+        cachedTokens: ctx.usage.cachedTokens,
+        errorClass: ctx.errorClass,
+        errorMessage: ctx.errorMessage ? redactSecrets(ctx.errorMessage).slice(0, 500) : null,
+        decision: ctx.steps.length > 0 ? ctx.steps.join('; ') : null,
+        egressIp: ctx.egressIp,
+        keyName,
+        cacheWriteTokens: ctx.usage.cacheWriteTokens,
+        reasoningTokens: ctx.usage.reasoningTokens,
+        costUsd: sample.costUsd,
+      },
+      sample,
+    );
   },
 };

@@ -24,7 +24,13 @@ import { watchdogEnding, watchFor } from './watchdog-ending';
 const TRANSLATE_BODY_LIMIT = 64 * 1024 * 1024;
 
 function setUsage(ctx: RequestContext, usage: IrUsage): void {
-  ctx.usage = { inputTokens: usage.input, outputTokens: usage.output, cachedTokens: usage.cached };
+  ctx.usage = {
+    inputTokens: usage.input,
+    outputTokens: usage.output,
+    cachedTokens: usage.cached,
+    cacheWriteTokens: usage.cacheCreation,
+    reasoningTokens: usage.reasoning,
+  };
 }
 
 function waitForDrain(res: ServerResponse): Promise<void> {

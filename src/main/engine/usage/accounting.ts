@@ -1,0 +1,115 @@
+// What one answered request adds to the usage roll-up: its tokens, normalised across formats,
+// and its cost from the model price table. Pure: the caller gives the price lookup.
+
+import { promptTokens, type Usage } from './usage';
+
+/** USD per million tokens (`providers[].models[].price`). */
+export interface ModelPriceLike {
+  input: number;
+  output: number;
+  /** Cache reads; the input price when unset. */
+  cacheRead?: number;
+  /** Cache writes; 1.25 × the input price when unset (Anthropic's 5-minute cache). */
+  cacheWrite?: number;
+}
+
+/** The price of `model` served by `provider`, or null when the table has none. */
+export type PriceOf = (provider: string, model: string) => ModelPriceLike | null;
+
+const CACHE_WRITE_FACTOR = 1.25;
+
+export interface TokenCounts {
+  /** All prompt tokens, cache reads and writes included. */
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  reasoningTokens: number;
+}
+
+/** The request's dimensions; '' where one does not apply (no combo, no key, no session). */
+export interface UsageDims {
+  provider: string;
+  connection: string;
+  model: string;
+  combo: string;
+  keyName: string;
+  session: string;
+}
+
+export interface UsageSample extends UsageDims, TokenCounts {
+  at: number;
+  error: boolean;
+  /** Null when the model has no price. */
+  costUsd: number | null;
+  /** The provider reported nothing: tokens were estimated from the bytes. */
+  estimated: boolean;
+}
+
+export interface SampleInput {
+  at: number;
+  dims: UsageDims;
+  usage: Usage;
+  status: number;
+  bytesIn: number;
+  bytesOut: number;
+  /** `count_tokens` counts tokens without spending any. */
+  countOnly: boolean;
+}
+
+/** Roughly four bytes a token: only for answers whose provider reported no usage at all. */
+const BYTES_PER_TOKEN = 4;
+
+export function costUsd(t: TokenCounts, price: ModelPriceLike): number {
+  const uncached = Math.max(0, t.inputTokens - t.cacheReadTokens - t.cacheWriteTokens);
+  const usd =
+    uncached * price.input +
+    t.cacheReadTokens * (price.cacheRead ?? price.input) +
+    t.cacheWriteTokens * (price.cacheWrite ?? price.input * CACHE_WRITE_FACTOR) +
+    t.outputTokens * price.output;
+  return usd / 1_000_000;
+}
+
+export function sampleOf(input: SampleInput, priceOf: PriceOf): UsageSample {
+  const u = input.usage;
+  const ok = input.status >= 200 && input.status < 300;
+  const reported = u.inputTokens !== null || u.outputTokens !== null;
+  const estimated = ok && !reported && !input.countOnly;
+  const tokens: TokenCounts = input.countOnly
+    ? {
+        inputTokens: 0,
+        outputTokens: 0,
+        cacheReadTokens: 0,
+        cacheWriteTokens: 0,
+        reasoningTokens: 0,
+      }
+    : estimated
+      ? {
+          inputTokens: Math.ceil(input.bytesIn / BYTES_PER_TOKEN),
+          outputTokens: Math.ceil(input.bytesOut / BYTES_PER_TOKEN),
+          cacheReadTokens: 0,
+          cacheWriteTokens: 0,
+          reasoningTokens: 0,
+        }
+      : {
+          inputTokens: promptTokens(u) ?? 0,
+          outputTokens: u.outputTokens ?? 0,
+          cacheReadTokens: u.cachedTokens ?? 0,
+          cacheWriteTokens: u.cacheWriteTokens ?? 0,
+          reasoningTokens: u.reasoningTokens ?? 0,
+        };
+  const price = input.dims.provider ? priceOf(input.dims.provider, input.dims.model) : null;
+  return {
+    at: input.at,
+    ...input.dims,
+    ...tokens,
+    error: input.status >= 400,
+    costUsd: price ? costUsd(tokens, price) : null,
+    estimated,
+  };
+}
+
+/** Tokens that count against a `tokensPerDay` limit: prompt and answer. */
+export function billedTokens(s: TokenCounts): number {
+  return s.inputTokens + s.outputTokens;
+}

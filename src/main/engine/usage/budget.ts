@@ -1,0 +1,146 @@
+// Budgets per gateway key, as pure decisions with the time given: requests per minute, tokens
+// per day, USD per day and per month. Windows are calendar windows in UTC (a minute, a day, a
+// month), so "per day" resets at midnight UTC and `Retry-After` says exactly when.
+
+import type { KeyLimitName, KeyLimits } from '../../../shared/contract';
+
+/** What a key used in the windows that contain `now` (see `windowsAt`). */
+export interface KeyCounters {
+  minuteStart: number;
+  requestsThisMinute: number;
+  dayStart: number;
+  tokensToday: number;
+  usdToday: number;
+  monthStart: number;
+  usdThisMonth: number;
+}
+
+export interface Windows {
+  minuteStart: number;
+  minuteEnd: number;
+  dayStart: number;
+  dayEnd: number;
+  monthStart: number;
+  monthEnd: number;
+}
+
+export type BudgetDecision =
+  | { kind: 'allow' }
+  | { kind: 'over'; limit: KeyLimitName; used: number; max: number; retryAfterMs: number };
+
+export interface Threshold {
+  limit: KeyLimitName;
+  used: number;
+  max: number;
+  resetsAt: number;
+}
+
+/** A budget warning is announced at this share of a limit. */
+export const WARN_AT = 0.8;
+
+const MINUTE_MS = 60_000;
+const DAY_MS = 86_400_000;
+
+export function windowsAt(now: number): Windows {
+  const minuteStart = now - (now % MINUTE_MS);
+  const dayStart = now - (now % DAY_MS);
+  const d = new Date(now);
+  const monthStart = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+  const monthEnd = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+  return {
+    minuteStart,
+    minuteEnd: minuteStart + MINUTE_MS,
+    dayStart,
+    dayEnd: dayStart + DAY_MS,
+    monthStart,
+    monthEnd,
+  };
+}
+
+/** The counters as of `now`: a window that has ended starts again from zero. */
+export function current(c: KeyCounters, now: number): KeyCounters {
+  const w = windowsAt(now);
+  const same =
+    c.minuteStart === w.minuteStart && c.dayStart === w.dayStart && c.monthStart === w.monthStart;
+  if (same) return c;
+  return {
+    minuteStart: w.minuteStart,
+    requestsThisMinute: c.minuteStart === w.minuteStart ? c.requestsThisMinute : 0,
+    dayStart: w.dayStart,
+    tokensToday: c.dayStart === w.dayStart ? c.tokensToday : 0,
+    usdToday: c.dayStart === w.dayStart ? c.usdToday : 0,
+    monthStart: w.monthStart,
+    usdThisMonth: c.monthStart === w.monthStart ? c.usdThisMonth : 0,
+  };
+}
+
+export function emptyCounters(now: number): KeyCounters {
+  const w = windowsAt(now);
+  return {
+    minuteStart: w.minuteStart,
+    requestsThisMinute: 0,
+    dayStart: w.dayStart,
+    tokensToday: 0,
+    usdToday: 0,
+    monthStart: w.monthStart,
+    usdThisMonth: 0,
+  };
+}
+
+interface LimitView {
+  limit: KeyLimitName;
+  used: number;
+  resetsAt: number;
+}
+
+function usedIn(c: KeyCounters, w: Windows): LimitView[] {
+  return [
+    { limit: 'requestsPerMinute', used: c.requestsThisMinute, resetsAt: w.minuteEnd },
+    { limit: 'tokensPerDay', used: c.tokensToday, resetsAt: w.dayEnd },
+    { limit: 'usdPerDay', used: c.usdToday, resetsAt: w.dayEnd },
+    { limit: 'usdPerMonth', used: c.usdThisMonth, resetsAt: w.monthEnd },
+  ];
+}
+
+/**
+ * Whether one more request of this key may go. A key at or over a limit is refused until the
+ * window resets; when several are hit, the one that resets last is named (waiting out an earlier
+ * one would not help).
+ */
+export function decideBudget(
+  limits: KeyLimits,
+  counters: KeyCounters,
+  now: number,
+): BudgetDecision {
+  const c = current(counters, now);
+  let over: BudgetDecision = { kind: 'allow' };
+  for (const v of usedIn(c, windowsAt(now))) {
+    const max = limits[v.limit];
+    if (max === undefined || v.used < max) continue;
+    const retryAfterMs = v.resetsAt - now;
+    if (over.kind === 'allow' || retryAfterMs > over.retryAfterMs) {
+      over = { kind: 'over', limit: v.limit, used: v.used, max, retryAfterMs };
+    }
+  }
+  return over;
+}
+
+/** The limits whose use went from under `WARN_AT` to at or over it between two counters. */
+export function crossed(
+  limits: KeyLimits,
+  before: KeyCounters,
+  after: KeyCounters,
+  now: number,
+): Threshold[] {
+  const w = windowsAt(now);
+  const was = usedIn(current(before, now), w);
+  const out: Threshold[] = [];
+  usedIn(after, w).forEach((v, i) => {
+    const max = limits[v.limit];
+    if (max === undefined) return;
+    if (was[i]!.used < max * WARN_AT && v.used >= max * WARN_AT) {
+      out.push({ limit: v.limit, used: v.used, max, resetsAt: v.resetsAt });
+    }
+  });
+  return out;
+}

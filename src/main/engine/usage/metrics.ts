@@ -1,0 +1,169 @@
+// Counters and latency histograms of answered requests for `GET /metrics`, kept in memory
+// (a few map updates per request) and written in the Prometheus text format on a scrape.
+
+import type { UsageSample } from './accounting';
+
+export type Labels = Record<string, string>;
+
+export interface Sample {
+  labels: Labels;
+  value: number;
+  /** Appended to the family name (`_bucket`, `_sum`, `_count`). */
+  suffix?: string;
+}
+
+/** One metric family in the Prometheus text format (version 0.0.4). */
+export function family(name: string, help: string, type: string, samples: Sample[]): string {
+  let out = `# HELP ${name} ${help}\n# TYPE ${name} ${type}\n`;
+  for (const s of samples)
+    out += `${name}${s.suffix ?? ''}${labelText(s.labels)} ${num(s.value)}\n`;
+  return out;
+}
+
+function labelText(labels: Labels): string {
+  const parts = Object.entries(labels).map(([k, v]) => `${k}="${escapeLabel(v)}"`);
+  return parts.length > 0 ? `{${parts.join(',')}}` : '';
+}
+
+function escapeLabel(v: string): string {
+  return v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+}
+
+function num(v: number): string {
+  if (v === Number.POSITIVE_INFINITY) return '+Inf';
+  return Number.isFinite(v) ? String(v) : 'NaN';
+}
+
+/** Seconds; spans a quick non-streamed answer to a long agent stream. */
+const LATENCY_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+
+class Histogram {
+  private readonly series = new Map<string, { labels: Labels; counts: number[]; sum: number }>();
+
+  observe(labels: Labels, key: string, seconds: number): void {
+    let s = this.series.get(key);
+    if (!s) {
+      s = { labels, counts: new Array<number>(LATENCY_BUCKETS.length + 1).fill(0), sum: 0 };
+      this.series.set(key, s);
+    }
+    s.sum += seconds;
+    for (let i = 0; i < LATENCY_BUCKETS.length; i++)
+      if (seconds <= LATENCY_BUCKETS[i]!) s.counts[i]!++;
+    // The +Inf bucket is the count, kept as the last slot.
+    s.counts[LATENCY_BUCKETS.length]!++;
+  }
+
+  samples(): Sample[] {
+    const out: Sample[] = [];
+    for (const s of this.series.values()) {
+      for (let i = 0; i < LATENCY_BUCKETS.length; i++) {
+        const le = String(LATENCY_BUCKETS[i]);
+        out.push({ labels: { ...s.labels, le }, value: s.counts[i]!, suffix: '_bucket' });
+      }
+      const count = s.counts[LATENCY_BUCKETS.length] ?? 0;
+      out.push({ labels: { ...s.labels, le: '+Inf' }, value: count, suffix: '_bucket' });
+      out.push({ labels: s.labels, value: s.sum, suffix: '_sum' });
+      out.push({ labels: s.labels, value: count, suffix: '_count' });
+    }
+    return out;
+  }
+}
+
+class Counter {
+  private readonly series = new Map<string, Sample>();
+
+  add(labels: Labels, key: string, by: number): void {
+    const s = this.series.get(key);
+    if (s) s.value += by;
+    else this.series.set(key, { labels, value: by });
+  }
+
+  samples(): Sample[] {
+    return [...this.series.values()];
+  }
+}
+
+const TOKEN_KINDS = [
+  ['input', 'inputTokens'],
+  ['output', 'outputTokens'],
+  ['cache_read', 'cacheReadTokens'],
+  ['cache_write', 'cacheWriteTokens'],
+  ['reasoning', 'reasoningTokens'],
+] as const;
+
+/** What a scrape needs of one answered request. */
+export interface ObservedRequest {
+  status: number;
+  errorClass: string | null;
+  latencyMs: number;
+  ttfbMs: number | null;
+}
+
+export class RequestMetrics {
+  private readonly requests = new Counter();
+  private readonly errors = new Counter();
+  private readonly tokens = new Counter();
+  private readonly cost = new Counter();
+  private readonly latency = new Histogram();
+  private readonly ttfb = new Histogram();
+
+  observe(r: ObservedRequest, s: UsageSample): void {
+    const provider = s.provider || 'none';
+    const connection = s.connection || 'none';
+    const code = `${Math.floor(r.status / 100)}xx`;
+    const pc = `${provider}\u0000${connection}`;
+    this.requests.add({ provider, connection, code }, `${pc}\u0000${code}`, 1);
+    if (r.errorClass) this.errors.add({ class: r.errorClass }, r.errorClass, 1);
+    this.latency.observe({ provider }, provider, r.latencyMs / 1000);
+    if (r.ttfbMs !== null) this.ttfb.observe({ provider }, provider, r.ttfbMs / 1000);
+    if (!s.provider) return;
+    const pm = `${s.provider}\u0000${s.model}`;
+    for (const [type, field] of TOKEN_KINDS) {
+      if (s[field] > 0) {
+        this.tokens.add({ provider, model: s.model, type }, `${pm}\u0000${type}`, s[field]);
+      }
+    }
+    if (s.costUsd) this.cost.add({ provider, model: s.model }, pm, s.costUsd);
+  }
+
+  text(): string {
+    return (
+      family(
+        'breakwater_requests_total',
+        'Proxy requests answered, by provider, connection and status class.',
+        'counter',
+        this.requests.samples(),
+      ) +
+      family(
+        'breakwater_request_errors_total',
+        'Proxy requests that failed, by error class.',
+        'counter',
+        this.errors.samples(),
+      ) +
+      family(
+        'breakwater_request_duration_seconds',
+        'Time from a request arriving to its answer ending, by provider.',
+        'histogram',
+        this.latency.samples(),
+      ) +
+      family(
+        'breakwater_time_to_first_byte_seconds',
+        'Time from a request arriving to the first byte of its answer, by provider.',
+        'histogram',
+        this.ttfb.samples(),
+      ) +
+      family(
+        'breakwater_tokens_total',
+        'Tokens as providers reported them, by provider, model and type.',
+        'counter',
+        this.tokens.samples(),
+      ) +
+      family(
+        'breakwater_cost_usd_total',
+        'Cost in USD from the model price table, by provider and model.',
+        'counter',
+        this.cost.samples(),
+      )
+    );
+  }
+}

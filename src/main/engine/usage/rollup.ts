@@ -1,0 +1,148 @@
+// The per-minute usage roll-up: samples are summed in memory on the request path (no disk work)
+// and a timer adds the sums to SQLite, as the request log does with its rows.
+
+import type { UsageBucket, UsageRollupRepo } from '../store';
+import type { UsageSample } from './accounting';
+
+export interface UsageRollupOptions {
+  repo: UsageRollupRepo;
+  now: () => number;
+  /** How long sums wait in memory before they are written (default 1 s). */
+  flushIntervalMs?: number;
+  /** Minutes older than this are pruned; read at each prune (default 90 days). */
+  retentionDays?: () => number;
+  /** Write and prune failures end up here; the sums are kept and retried. */
+  onError?: (err: unknown) => void;
+}
+
+const MINUTE_MS = 60_000;
+const DAY_MS = 86_400_000;
+const PRUNE_EVERY_MS = 3_600_000;
+/** Distinct buckets held while writing fails; beyond it the newest samples are dropped. */
+const MAX_PENDING_BUCKETS = 100_000;
+
+const SEP = '\u0000';
+
+export class UsageRollup {
+  private pending = new Map<string, UsageBucket>();
+  private timer: NodeJS.Timeout | undefined;
+  private readonly pruneTimer: NodeJS.Timeout;
+  private lastPruneAt = Number.NEGATIVE_INFINITY;
+  private closed = false;
+  /** Samples dropped because writing kept failing or the roll-up was closed. */
+  dropped = 0;
+
+  constructor(private readonly opts: UsageRollupOptions) {
+    this.pruneTimer = setInterval(() => this.maybePrune(), PRUNE_EVERY_MS);
+    this.pruneTimer.unref();
+  }
+
+  add(s: UsageSample): void {
+    const minute = s.at - (s.at % MINUTE_MS);
+    const key = [minute, s.provider, s.connection, s.model, s.combo, s.keyName, s.session].join(
+      SEP,
+    );
+    let b = this.pending.get(key);
+    if (!b) {
+      if (this.closed || this.pending.size >= MAX_PENDING_BUCKETS) {
+        this.dropped++;
+        return;
+      }
+      b = {
+        minute,
+        provider: s.provider,
+        connection: s.connection,
+        model: s.model,
+        combo: s.combo,
+        keyName: s.keyName,
+        session: s.session,
+        requests: 0,
+        errors: 0,
+        inputTokens: 0,
+        outputTokens: 0,
+        cacheReadTokens: 0,
+        cacheWriteTokens: 0,
+        reasoningTokens: 0,
+        costUsd: 0,
+        estimated: 0,
+      };
+      this.pending.set(key, b);
+    }
+    b.requests++;
+    if (s.error) b.errors++;
+    b.inputTokens += s.inputTokens;
+    b.outputTokens += s.outputTokens;
+    b.cacheReadTokens += s.cacheReadTokens;
+    b.cacheWriteTokens += s.cacheWriteTokens;
+    b.reasoningTokens += s.reasoningTokens;
+    b.costUsd += s.costUsd ?? 0;
+    if (s.estimated) b.estimated++;
+    this.timer ??= setTimeout(() => this.flush(), this.opts.flushIntervalMs ?? 1000);
+    this.timer.unref();
+  }
+
+  /** Writes every pending sum now. Never throws: failures go to `onError` and are retried. */
+  flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.pending.size === 0) return;
+    const batch = this.pending;
+    this.pending = new Map();
+    try {
+      this.opts.repo.add([...batch.values()]);
+    } catch (err) {
+      // Put the sums back under whatever arrived meanwhile, and try again later.
+      for (const [key, b] of batch) {
+        const newer = this.pending.get(key);
+        if (newer) mergeInto(newer, b);
+        else this.pending.set(key, b);
+      }
+      this.report(err);
+      if (!this.closed) {
+        this.timer = setTimeout(() => this.flush(), 5_000);
+        this.timer.unref();
+      }
+      return;
+    }
+    this.maybePrune();
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.flush();
+    this.closed = true;
+    clearInterval(this.pruneTimer);
+    if (this.timer) clearTimeout(this.timer);
+  }
+
+  private maybePrune(): void {
+    const now = this.opts.now();
+    if (now - this.lastPruneAt < PRUNE_EVERY_MS) return;
+    this.lastPruneAt = now;
+    try {
+      this.opts.repo.prune(now - (this.opts.retentionDays?.() ?? 90) * DAY_MS);
+    } catch (err) {
+      this.report(err);
+    }
+  }
+
+  private report(err: unknown): void {
+    try {
+      this.opts.onError?.(err);
+    } catch {
+      // A failing error handler must not break the roll-up.
+    }
+  }
+}
+
+function mergeInto(into: UsageBucket, from: UsageBucket): void {
+  into.requests += from.requests;
+  into.errors += from.errors;
+  into.inputTokens += from.inputTokens;
+  into.outputTokens += from.outputTokens;
+  into.cacheReadTokens += from.cacheReadTokens;
+  into.cacheWriteTokens += from.cacheWriteTokens;
+  into.reasoningTokens += from.reasoningTokens;
+  into.costUsd += from.costUsd;
+  into.estimated += from.estimated;
+}

@@ -1,0 +1,140 @@
+// Usage accounting as the engine runs it: each answered request's sample goes to the per-minute
+// roll-up, the metrics and its key's budget; budget checks and reports read from memory.
+
+import type {
+  EngineEvent,
+  KeyLimits,
+  UsageGroupBy,
+  UsageQuery,
+  UsageReport,
+} from '../../../shared/contract';
+import type { UsageRollupRepo } from '../store';
+import { billedTokens, type UsageSample } from './accounting';
+import type { BudgetDecision, Threshold } from './budget';
+import { BudgetBook } from './budgets';
+import type { KeyRing } from './key-ring';
+import { type ObservedRequest, RequestMetrics } from './metrics';
+import { UsageRollup } from './rollup';
+
+export interface UsageServiceDeps {
+  repo: UsageRollupRepo;
+  keys: KeyRing;
+  now: () => number;
+  emit: (e: EngineEvent) => void;
+  retentionDays?: () => number;
+  onError?: (err: unknown) => void;
+  flushIntervalMs?: number;
+}
+
+export const GROUPINGS: readonly UsageGroupBy[] = [
+  'model',
+  'provider',
+  'connection',
+  'key',
+  'combo',
+  'session',
+];
+
+const UNIT_MS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
+/** A series has at most this many buckets per group; a finer step is refused. */
+const MAX_POINTS = 2_000;
+
+export class UsageQueryError extends Error {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** `30m`, `1h`, `7d` as milliseconds; null when it is not such a duration. */
+export function durationMs(text: string): number | null {
+  const m = /^(\d{1,6})([mhd])$/.exec(text.trim());
+  return m ? Number(m[1]) * UNIT_MS[m[2]!]! : null;
+}
+
+export class UsageService {
+  readonly budgets = new BudgetBook();
+  readonly metrics = new RequestMetrics();
+  private readonly rollup: UsageRollup;
+
+  constructor(private readonly deps: UsageServiceDeps) {
+    this.rollup = new UsageRollup({
+      repo: deps.repo,
+      now: deps.now,
+      ...(deps.retentionDays ? { retentionDays: deps.retentionDays } : {}),
+      ...(deps.onError ? { onError: deps.onError } : {}),
+      ...(deps.flushIntervalMs ? { flushIntervalMs: deps.flushIntervalMs } : {}),
+    });
+    this.budgets.seed(deps.repo, deps.now());
+  }
+
+  /** The budget check of the request path; an allowed request counts towards its minute. */
+  admit(key: string, limits: KeyLimits, now: number): BudgetDecision {
+    const r = this.budgets.admit(key, limits, now);
+    this.announce(key, r.crossed, now);
+    return r.decision;
+  }
+
+  /** An answered request: into the roll-up, the metrics and its key's budget. */
+  record(request: ObservedRequest, sample: UsageSample): void {
+    this.rollup.add(sample);
+    this.metrics.observe(request, sample);
+    if (!sample.keyName) return;
+    const limits = this.deps.keys.liveByName(sample.keyName)?.limits ?? {};
+    const now = this.deps.now();
+    const crossed = this.budgets.charge(
+      sample.keyName,
+      limits,
+      billedTokens(sample),
+      sample.costUsd ?? 0,
+      now,
+    );
+    this.announce(sample.keyName, crossed, now);
+  }
+
+  /** `GET /api/usage`: totals per group since a time, and a series when a step is given. */
+  report(query: UsageQuery): UsageReport {
+    const now = this.deps.now();
+    const by = query.by ?? 'model';
+    if (!GROUPINGS.includes(by)) {
+      throw new UsageQueryError('by', `by must be one of ${GROUPINGS.join(', ')}`);
+    }
+    const since = this.since(query.since ?? '24h', now);
+    // What is still in memory is written first, so the answer includes the last second.
+    this.rollup.flush();
+    const report: UsageReport = { since, rows: this.deps.repo.totals(by, since) };
+    if (query.step !== undefined) {
+      const step = durationMs(query.step);
+      if (step === null) throw new UsageQueryError('step', 'step must be like 1m, 1h or 1d');
+      if ((now - since) / step > MAX_POINTS) {
+        throw new UsageQueryError('step', `step is too fine: at most ${MAX_POINTS} points`);
+      }
+      report.series = this.deps.repo.series(by, since - (since % step), step);
+    }
+    return report;
+  }
+
+  flush(): void {
+    this.rollup.flush();
+  }
+
+  close(): void {
+    this.rollup.close();
+  }
+
+  private since(text: string, now: number): number {
+    const back = durationMs(text);
+    if (back !== null) return now - back;
+    const at = Date.parse(text);
+    if (Number.isNaN(at)) {
+      throw new UsageQueryError('since', 'since must be an ISO time or a duration like 1h or 7d');
+    }
+    return at;
+  }
+
+  private announce(key: string, crossed: Threshold[], now: number): void {
+    for (const t of crossed) this.deps.emit({ type: 'budget.threshold', at: now, key, ...t });
+  }
+}
