@@ -1,6 +1,7 @@
 import { type FormEvent, useEffect, useState } from 'react';
 import { saveToken } from './bridge/token';
 import type { DashboardBridge } from './bridge/types';
+import { CombosPage } from './pages/combos/CombosPage';
 import { Overview } from './pages/overview/Overview';
 import { Providers } from './pages/providers/Providers';
 import { Requests } from './pages/requests/Requests';
@@ -107,6 +108,7 @@ function CurrentPage() {
       </h1>
       {page === 'overview' && <Overview />}
       {page === 'providers' && <Providers />}
+      {page === 'providers' && <CombosPage />}
       {page === 'resilience' && <Resilience />}
       {page === 'requests' && <Requests />}
       {page === 'settings' && <Settings />}

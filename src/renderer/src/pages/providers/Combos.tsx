@@ -1,34 +1,16 @@
-import { type FormEvent, useState } from 'react';
 import type { ComboConfig } from '../../../../shared/contract';
+import { targetRefOf } from '../../../../shared/schema/combo';
 import { Card, Empty } from '../../components/ui';
-import { useDashboard } from '../../state/store';
-import { DeleteButton, FormFooter } from './form-parts';
 
-export function Combos({ combos, reload }: { combos: ComboConfig[]; reload(): void }) {
-  const bridge = useDashboard((s) => s.bridge);
-  const notify = useDashboard((s) => s.notify);
-  const [name, setName] = useState('');
-  const [targets, setTargets] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    if (!bridge) return;
-    const r = await bridge.saveCombo({
-      name: name.trim(),
-      strategy: 'priority',
-      targets: targets.split(/[\s,]+/).filter(Boolean),
-    });
-    if (!r.ok) return setError(r.error);
-    setError(null);
-    setName('');
-    setTargets('');
-    notify('ok', `Combo ${r.data.name} saved`);
-    reload();
-  };
+/**
+ * The combos that route to these providers, at a glance; they are added and edited, with their
+ * strategies and what each did, in the Combos section below.
+ */
+export function Combos({ combos }: { combos: ComboConfig[]; reload(): void }) {
   return (
-    <Card title="Combos">
+    <Card title="Combos using these providers">
       {combos.length === 0 ? (
-        <Empty>No combos: a combo is a model name that fails over across targets.</Empty>
+        <Empty>No combos yet: add one in the Combos section below.</Empty>
       ) : (
         <ul className="plain">
           {combos.map((c) => (
@@ -36,42 +18,11 @@ export function Combos({ combos, reload }: { combos: ComboConfig[]; reload(): vo
               <span>
                 <strong>{c.name}</strong> <span className="muted small">{c.strategy}</span>
               </span>
-              <span className="small">{c.targets.join(' → ')}</span>
-              {bridge && (
-                <DeleteButton
-                  remove={() => bridge.deleteCombo(c.name)}
-                  reload={reload}
-                  done={`Combo ${c.name} deleted`}
-                  confirm={`Delete combo ${c.name}?`}
-                />
-              )}
+              <span className="small">{c.targets.map(targetRefOf).join(' → ')}</span>
             </li>
           ))}
         </ul>
       )}
-      <form className="form" onSubmit={submit} aria-label="Add combo">
-        <div className="form-grid">
-          <label>
-            Name
-            <input
-              value={name}
-              onChange={(e) => setName(e.target.value)}
-              required
-              placeholder="coder"
-            />
-          </label>
-          <label className="wide">
-            Targets in priority order (provider/model)
-            <input
-              value={targets}
-              onChange={(e) => setTargets(e.target.value)}
-              required
-              placeholder="anthropic/claude-sonnet-4-5, openai/gpt-5"
-            />
-          </label>
-        </div>
-        <FormFooter error={error} submit="Save combo" plain />
-      </form>
     </Card>
   );
 }

@@ -1,0 +1,85 @@
+import { useState } from 'react';
+import type { ComboConfig } from '../../../../shared/contract';
+import { targetRefOf, weightOf } from '../../../../shared/schema/combo';
+import { ActionButton, Card } from '../../components/ui';
+import { useDashboard } from '../../state/store';
+import { ComboForm } from './ComboForm';
+import { type ComboActivity, draftOf, intentOf } from './combo-model';
+
+/** One combo: its targets, what the strategy intends next to what it did, the latest reason. */
+export function ComboCard({
+  combo,
+  activity,
+  reload,
+}: {
+  combo: ComboConfig;
+  activity: ComboActivity;
+  reload(): void;
+}) {
+  const bridge = useDashboard((s) => s.bridge);
+  const [editing, setEditing] = useState(false);
+  const weighted = combo.strategy === 'weighted';
+  return (
+    <Card
+      title={
+        <>
+          {combo.name} <span className="muted small">{combo.strategy}</span>
+        </>
+      }
+      testId={`combo-${combo.name}`}
+      aside={
+        bridge && !editing ? (
+          <>
+            <button type="button" className="btn" onClick={() => setEditing(true)}>
+              Edit
+            </button>
+            <ActionButton
+              run={async () => {
+                const r = await bridge.deleteCombo(combo.name);
+                reload();
+                return r;
+              }}
+              done={`Combo ${combo.name} deleted`}
+              confirm={`Delete combo ${combo.name}?`}
+              tone="danger"
+            >
+              Delete
+            </ActionButton>
+          </>
+        ) : null
+      }
+    >
+      {editing ? (
+        <ComboForm
+          initial={draftOf(combo)}
+          onDone={() => {
+            setEditing(false);
+            reload();
+          }}
+        />
+      ) : (
+        <>
+          <p className="small">
+            {combo.targets
+              .map((t) => (weighted ? `${targetRefOf(t)} ×${weightOf(t)}` : targetRefOf(t)))
+              .join(' → ')}
+          </p>
+          <p className="small">
+            <strong>Intends:</strong> {intentOf(combo)}
+          </p>
+          <p className="small">
+            <strong>Did</strong> (last {activity.total} requests):{' '}
+            {activity.total === 0
+              ? 'no requests yet'
+              : activity.split
+                  .map((s) => `${s.target} ${Math.round(s.share * 100)}% (${s.count})`)
+                  .join(', ')}
+          </p>
+          <p className="small muted" data-testid={`combo-${combo.name}-latest`}>
+            Latest pick: {activity.latest ?? '—'}
+          </p>
+        </>
+      )}
+    </Card>
+  );
+}

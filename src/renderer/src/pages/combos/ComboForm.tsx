@@ -1,0 +1,119 @@
+import { type FormEvent, useId, useState } from 'react';
+import type { ComboStrategy } from '../../../../shared/contract';
+import {
+  STRATEGIES,
+  STRATEGY_OPTIONS,
+  UNAVAILABLE_STRATEGIES,
+} from '../../../../shared/schema/combo';
+import { useDashboard } from '../../state/store';
+import { type ComboDraft, comboOf, intentOf } from './combo-model';
+
+const PICKABLE = STRATEGIES.filter((s) => !UNAVAILABLE_STRATEGIES.includes(s));
+
+/** The inputs an option takes (auto's weights are five numbers). */
+const OPTION_FIELDS: Record<string, { key: string; label: string; hint: string }[]> = {
+  stickyLimit: [{ key: 'stickyLimit', label: 'Requests a turn', hint: '1' }],
+  windowMs: [{ key: 'windowMs', label: 'Window (ms)', hint: '300000' }],
+  weights: ['health', 'latency', 'errorRate', 'cost', 'headroom'].map((w) => ({
+    key: `weights.${w}`,
+    label: `Weight of ${w}`,
+    hint: '0-100',
+  })),
+};
+
+export function ComboForm({ initial, onDone }: { initial: ComboDraft; onDone(): void }) {
+  const bridge = useDashboard((s) => s.bridge);
+  const notify = useDashboard((s) => s.notify);
+  const [draft, setDraft] = useState(initial);
+  const [error, setError] = useState<string | null>(null);
+  const uid = useId();
+  const editing = initial.name !== '';
+  const checked = comboOf(draft);
+  const fields = (STRATEGY_OPTIONS[draft.strategy] ?? []).flatMap((o) => OPTION_FIELDS[o] ?? []);
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    if (!bridge) return;
+    if ('error' in checked) return setError(checked.error);
+    const r = await bridge.saveCombo(checked.combo);
+    if (!r.ok) return setError(r.field ? `${r.field}: ${r.error}` : r.error);
+    setError(null);
+    notify('ok', `Combo ${r.data.name} saved`);
+    onDone();
+  };
+  return (
+    <form
+      className="form"
+      onSubmit={submit}
+      aria-label={editing ? `Edit combo ${initial.name}` : 'Add combo'}
+    >
+      <div className="form-grid">
+        <label>
+          Name
+          <input
+            value={draft.name}
+            disabled={editing}
+            onChange={(e) => setDraft({ ...draft, name: e.target.value })}
+            required
+            placeholder="coder"
+          />
+        </label>
+        <label>
+          Strategy
+          <select
+            value={draft.strategy}
+            onChange={(e) =>
+              // Options belong to their strategy: another strategy starts without them.
+              setDraft({ ...draft, strategy: e.target.value as ComboStrategy, options: {} })
+            }
+          >
+            {PICKABLE.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="wide">
+          Targets, one a line (provider/model, @connection to pin one, *weight for weighted)
+          <textarea
+            rows={4}
+            value={draft.targets}
+            onChange={(e) => setDraft({ ...draft, targets: e.target.value })}
+            required
+            placeholder={'anthropic/claude-sonnet-4-5 *3\nopenai/gpt-5'}
+            aria-describedby={`${uid}-intent`}
+          />
+        </label>
+        {fields.map((f) => (
+          <label key={f.key}>
+            {f.label}
+            <input
+              inputMode="numeric"
+              value={draft.options[f.key] ?? ''}
+              placeholder={f.hint}
+              onChange={(e) =>
+                setDraft({ ...draft, options: { ...draft.options, [f.key]: e.target.value } })
+              }
+            />
+          </label>
+        ))}
+      </div>
+      <p className="muted small" id={`${uid}-intent`}>
+        {'combo' in checked
+          ? `Intends: ${intentOf(checked.combo)}`
+          : `Not valid yet: ${checked.error}`}
+      </p>
+      <p className="field-error" role={error ? 'alert' : undefined}>
+        {error ?? '\u00a0'}
+      </p>
+      <div className="form-actions">
+        <button type="submit" className="btn btn-primary">
+          Save combo
+        </button>
+        <button type="button" className="btn" onClick={onDone}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
