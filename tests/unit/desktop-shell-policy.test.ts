@@ -4,6 +4,7 @@ import { describeStartupError } from '../../src/main/shell/decisions';
 import { parsePrefs, placeOnScreen } from '../../src/main/shell/desktop-prefs';
 import {
   closeHidesWindow,
+  linuxAutostartEntry,
   linuxTrayUnreliable,
   loginItem,
   nextPorts,
@@ -76,6 +77,15 @@ describe('launch at login', () => {
     expect(startsHidden(['electron', '.'], false)).toBe(false);
     expect(loginItem(true, 'darwin')).toEqual({ openAtLogin: true, openAsHidden: true });
     expect(loginItem(true, 'win32')).toEqual({ openAtLogin: true, args: ['--hidden'] });
+  });
+  it('writes a Linux autostart entry that starts hidden, quoting paths as the spec says', () => {
+    const entry = linuxAutostartEntry(['/home/u/Apps/Breakwater 1.0.AppImage']);
+    expect(entry).toContain('[Desktop Entry]\nType=Application\n');
+    expect(entry).toContain('Exec="/home/u/Apps/Breakwater 1.0.AppImage" --hidden\n');
+    expect(linuxAutostartEntry(['/opt/bw/breakwater'])).toContain(
+      'Exec=/opt/bw/breakwater --hidden',
+    );
+    expect(linuxAutostartEntry(['/tmp/100%$x'])).toContain('Exec="/tmp/100%%\\$x" --hidden');
   });
 });
 

@@ -10,15 +10,9 @@ import { createGatewayHost } from './gateway-host';
 import { forwardEngineEvents, type IpcTarget, push, registerIpcHandlers } from './ipc';
 import { watchHost } from './lifecycle';
 import { type LogFile, logUncaughtErrors, openLogFile } from './log-file';
+import { toggleOpenAtLogin } from './login-item';
 import { APP_USER_MODEL_ID, closeHidesWindow, secretSealing, startsHidden } from './policy';
-import {
-  copyText,
-  createShellTray,
-  resourcesDir,
-  type ShellTray,
-  showNotice,
-  toggleOpenAtLogin,
-} from './tray';
+import { copyText, createShellTray, resourcesDir, type ShellTray, showNotice } from './tray';
 import type { TrayAction } from './tray-state';
 import { createMainWindow, type MainWindow } from './window';
 

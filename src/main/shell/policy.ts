@@ -77,6 +77,28 @@ export function loginItem(open: boolean, platform: NodeJS.Platform) {
     : { openAtLogin: open, args: [HIDDEN_FLAG] };
 }
 
+/** Quotes one argument of a desktop entry's Exec line (freedesktop.org's rules). */
+function execArg(arg: string): string {
+  const escaped = arg.replace(/%/g, '%%');
+  return /[\s"'\\$`<>|&;*?#()~]/.test(escaped)
+    ? `"${escaped.replace(/(["`$\\])/g, '\\$1')}"`
+    : escaped;
+}
+
+/** The XDG autostart entry that launches the app at login on Linux, hidden in the tray. */
+export function linuxAutostartEntry(command: readonly string[]): string {
+  return [
+    '[Desktop Entry]',
+    'Type=Application',
+    'Name=Breakwater',
+    'Comment=LLM gateway for local coding agents',
+    `Exec=${[...command, HIDDEN_FLAG].map(execArg).join(' ')}`,
+    'Terminal=false',
+    'X-GNOME-Autostart-enabled=true',
+    '',
+  ].join('\n');
+}
+
 /**
  * Whether to seal provider keys with the OS keychain (safeStorage), and what to warn about.
  * Linux's `basic_text` backend (no keyring running) "encrypts" with a key built into Chromium:

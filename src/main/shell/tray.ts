@@ -4,13 +4,13 @@ import { join } from 'node:path';
 import { app, clipboard, Menu, Notification, nativeImage, Tray } from 'electron';
 import type { EngineEvent } from '../../shared/contract';
 import { createEventBatcher } from './decisions';
+import { openAtLogin } from './login-item';
 import {
   decideNotifications,
   initialNotifyState,
   NOTIFY_BATCH_MS,
   type Notice,
 } from './notifications';
-import { loginItem } from './policy';
 import {
   type TrayAction,
   type TrayInput,
@@ -45,10 +45,6 @@ export function resourcesDir(mainDir: string): string {
     : join(mainDir, '..', '..', 'resources');
 }
 
-function loginItemSupported(): boolean {
-  return process.platform === 'darwin' || process.platform === 'win32';
-}
-
 export function createShellTray(opts: TrayOptions): ShellTray {
   const tray = new Tray(nativeImage.createEmpty());
   let lastIcon = '';
@@ -69,8 +65,7 @@ export function createShellTray(opts: TrayOptions): ShellTray {
       lastTooltip = tooltip;
       tray.setToolTip(tooltip);
     }
-    const openAtLogin = loginItemSupported() ? app.getLoginItemSettings().openAtLogin : null;
-    const items = trayMenu(input, { openAtLogin });
+    const items = trayMenu(input, { openAtLogin: openAtLogin() });
     const key = JSON.stringify(items);
     if (key === lastMenu) return;
     lastMenu = key;
@@ -143,13 +138,6 @@ export function showNotice(notice: Notice, onClick: () => void): void {
   n.on('close', forget);
   n.on('failed', forget);
   n.show();
-}
-
-/** Launch at login, starting hidden in the tray (macOS and Windows; see docs/desktop.md for Linux). */
-export function toggleOpenAtLogin(): void {
-  if (!loginItemSupported()) return;
-  const { openAtLogin } = app.getLoginItemSettings();
-  app.setLoginItemSettings(loginItem(!openAtLogin, process.platform));
 }
 
 export function copyText(text: string): void {
