@@ -486,7 +486,7 @@ interface EventBase {
 }
 
 /** Which request-shape repair acted (issue 17). */
-export type ShapeMechanism = 'parameter' | 'effort';
+export type ShapeMechanism = 'parameter' | 'effort' | 'tool_limit';
 
 /** A request-shape fix learnt from a provider's 400, applied to that provider and model from then on. */
 export interface LearnedFixView {
@@ -513,6 +513,14 @@ export type EngineEvent =
       param: string;
       /** What was changed, as in the decision header. */
       change: string;
+      cause: string;
+    })
+  /** A provider stated its maximum number of tools; requests with more skip it from now on. */
+  | (EventBase & {
+      type: 'shape.tool_limit';
+      provider: string;
+      model: string;
+      max: number;
       cause: string;
     })
   /** Learnt fixes were cleared by an operator (`param` null: every fix of that model, or all). */

@@ -390,6 +390,7 @@ export function createEngine(opts: EngineOptions): Engine {
       settings: settings.derived((s) => ({
         parameterLearning: s.boolean('shapeRepair.parameterLearning'),
         effortClamp: s.boolean('shapeRepair.effortClamp'),
+        toolLimit: s.boolean('shapeRepair.toolLimit'),
       })),
       contentIdle: settings.derived((s) => s.boolean('streamRecovery.contentIdle')),
     },

@@ -58,6 +58,7 @@ export interface Surgery {
 
 /** Applies one fix; null when it changes nothing in this body (the parameter is absent or fine). */
 export function applyFix(body: Json, fix: ShapeFix): Surgery | null {
+  if (fix.kind === 'maxTools') return null;
   const current = valueAt(body, fix.param);
   if (current === undefined) return null;
   switch (fix.kind) {

@@ -15,7 +15,9 @@ export type ShapeFix =
   /** Effort levels the model accepts; others move to the nearest below, else the lowest. */
   | { kind: 'levels'; mechanism: ShapeMechanism; param: string; allowed: string[] }
   /** The number at `param` must stay below the top-level number `than` (a thinking budget). */
-  | { kind: 'below'; mechanism: ShapeMechanism; param: string; than: string };
+  | { kind: 'below'; mechanism: ShapeMechanism; param: string; than: string }
+  /** Not an edit: the provider takes at most `max` tools (requests with more go elsewhere). */
+  | { kind: 'maxTools'; mechanism: ShapeMechanism; param: string; max: number };
 
 /** Effort levels from least to most, across the APIs (`none` only where a model has it). */
 export const EFFORT_LEVELS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'] as const;
@@ -77,7 +79,8 @@ function isStringArray(v: unknown): v is string[] {
 export function restoreFix(v: unknown): ShapeFix | null {
   const f = obj(v);
   if (!f || typeof f.param !== 'string') return null;
-  const mechanism = f.mechanism === 'effort' ? 'effort' : 'parameter';
+  const mechanism =
+    f.mechanism === 'effort' || f.mechanism === 'tool_limit' ? f.mechanism : 'parameter';
   const param = f.param;
   switch (f.kind) {
     case 'drop':
@@ -102,6 +105,10 @@ export function restoreFix(v: unknown): ShapeFix | null {
         : null;
     case 'below':
       return typeof f.than === 'string' ? { kind: 'below', mechanism, param, than: f.than } : null;
+    case 'maxTools':
+      return typeof f.max === 'number' && f.max >= 0
+        ? { kind: 'maxTools', mechanism, param, max: f.max }
+        : null;
     default:
       return null;
   }
@@ -120,5 +127,7 @@ export function describeFix(fix: ShapeFix): string {
       return `${fix.param} one of ${fix.allowed.join(', ')}`;
     case 'below':
       return `keep ${fix.param} below ${fix.than}`;
+    case 'maxTools':
+      return `at most ${fix.max} tools`;
   }
 }

@@ -9,11 +9,13 @@ import { decideEffortFix } from './effort-clamp';
 import { decideParameterFix } from './param-learning';
 import { applyFixes } from './request-surgery';
 import { describeFix, type ErrorText, restoreFix, type ShapeFix } from './shape-fix';
+import { toolLimitFix } from './tool-limit';
 
 /** Which repairs are switched on (`shapeRepair.*`). */
 export interface ShapeRepairSettings {
   parameterLearning: boolean;
   effortClamp: boolean;
+  toolLimit: boolean;
 }
 
 /** Retries one attempt has made so far, per mechanism. */
@@ -23,7 +25,7 @@ export interface RepairCount {
 }
 
 /** Retries per attempt at most: each must change the request, so these only bound odd cases. */
-export const MAX_REPAIRS: Readonly<Record<ShapeMechanism, number>> = { parameter: 3, effort: 2 };
+export const MAX_REPAIRS: Readonly<RepairCount> = { parameter: 3, effort: 2 };
 
 /**
  * The fix for a 400 about the request's shape, or null (relay it unchanged): the effort clamp
@@ -117,10 +119,24 @@ export class ShapeRepairs {
     const on = [...learned.values()]
       .map((l) => l.fix)
       .filter((f) =>
-        f.mechanism === 'effort' ? settings.effortClamp : settings.parameterLearning,
+        f.mechanism === 'effort'
+          ? settings.effortClamp
+          : f.mechanism === 'parameter' && settings.parameterLearning,
       );
     const done = applyFixes(body, on);
     return done.notes.length > 0 ? done : null;
+  }
+
+  /** The most tools this provider and model take, when one of its 400s said so. */
+  toolLimit(provider: string, model: string): number | null {
+    const fix = this.byModel.get(keyOf(provider, model))?.get('tools')?.fix;
+    return fix?.kind === 'maxTools' ? fix.max : null;
+  }
+
+  /** Remembers a provider's stated tool limit at once: no retry can fix the request at hand. */
+  rememberToolLimit(provider: string, model: string, max: number, cause: string): void {
+    this.remember(provider, model, [{ fix: toolLimitFix(max), cause, learnedAt: this.deps.now() }]);
+    this.deps.emit({ type: 'shape.tool_limit', at: this.deps.now(), provider, model, max, cause });
   }
 
   /** Whether anything is learnt for this provider and model. */

@@ -19,6 +19,14 @@ export const SHAPE_SETTINGS: readonly SettingDef[] = [
       'A 400 rejecting the thinking budget or effort level is retried with the highest the provider accepts (at most two retries), and remembered.',
   },
   {
+    key: 'shapeRepair.toolLimit',
+    kind: 'boolean',
+    defaultValue: true,
+    env: 'BREAKWATER_TOOL_LIMIT',
+    description:
+      'A 400 stating a maximum number of tools is remembered per provider and model; later requests with more tools skip that target, or get a clear 400 when none is left.',
+  },
+  {
     key: 'streamRecovery.contentIdle',
     kind: 'boolean',
     defaultValue: true,

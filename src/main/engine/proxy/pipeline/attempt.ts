@@ -29,6 +29,8 @@ export interface DispatchState {
   queueRejection: QueueRejection | null;
   /** Why the request could not be put in a candidate's format, when that was the obstacle. */
   untranslatable: GatewayError | null;
+  /** The request offers more tools than every target takes (learnt limits), when that was the obstacle. */
+  tooManyTools: GatewayError | null;
 }
 
 /** The latest upstream error answer, kept while failover goes on: the client gets it if nothing serves. */

@@ -43,6 +43,7 @@ export class Dispatch implements DispatchState {
   attempted = 0;
   queueRejection: DispatchState['queueRejection'] = null;
   untranslatable: GatewayError | null = null;
+  tooManyTools: GatewayError | null = null;
   private readonly candidates: Candidate[];
   private excluded: Excluded[] = [];
   private fallbackAdded = false;
@@ -114,6 +115,9 @@ export class Dispatch implements DispatchState {
     if (this.queueRejection && this.attempted === 0) return queueRefusal(this.queueRejection);
     if (this.untranslatable && this.excluded.every((e) => e.reason === 'untranslatable')) {
       return this.untranslatable;
+    }
+    if (this.tooManyTools && this.excluded.every((e) => e.reason === 'tool_limit')) {
+      return this.tooManyTools;
     }
     return this.allExcluded();
   }

@@ -22,6 +22,7 @@ import { record } from './record';
 import { route } from './route';
 import { strategy } from './strategy';
 import { runDoor } from './run';
+import { toolLimit } from './tool-limit';
 import { translate } from './translate';
 
 export type { PipelineDeps } from './deps';
@@ -48,6 +49,7 @@ const FRONT_DOOR: readonly DoorStage[] = [
 const ATTEMPT: readonly AttemptStage[] = [
   exclude, //    breaker open, provider or connection cooling, model locked out
   translate, //  the request in the candidate's API, or skip it
+  toolLimit, //  more tools than the target said it takes: skip it
   hold, //       maxConcurrent permit and request-queue slot (may wait)
   admit, //      the breaker admits the call (half-open probe); learns the outcome
   // then the upstream call (call.ts), last, and the relay of its answer (relay.ts)

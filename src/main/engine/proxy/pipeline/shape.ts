@@ -1,6 +1,7 @@
 import { applyFix } from '../../resilience/request-surgery';
 import { readErrorText } from '../../resilience/shape-fix';
 import { causeExcerpt, decideShapeRepair, type LearntFix } from '../../resilience/shape-repair';
+import { readToolLimit } from '../../resilience/tool-limit';
 import { readBounded } from '../../upstream/attempt';
 import type { UpstreamResponse } from '../../upstream/pools';
 import { UpstreamBody } from '../../upstream/upstream-body';
@@ -59,8 +60,20 @@ export class ShapedSend {
       };
       if (a.cancel.aborted || a.ctx.now() >= a.startedAt + a.remaining) return replay;
       const error = readErrorText(raw.toString('utf8'));
+      const settings = shape.settings();
+      const maxTools = settings.toolLimit ? readToolLimit(error) : null;
+      if (maxTools !== null) {
+        const { target } = a.candidate;
+        shape.repairs.rememberToolLimit(
+          target.provider.id,
+          target.model,
+          maxTools,
+          causeExcerpt(error.message),
+        );
+        return replay;
+      }
       const body = this.body();
-      const fix = decideShapeRepair(error, body, this.count, shape.settings());
+      const fix = decideShapeRepair(error, body, this.count, settings);
       const done = fix && applyFix(body, fix);
       if (!fix || !done) return replay;
       this.count[fix.mechanism]++;
