@@ -62,7 +62,16 @@ export const strategy: RequestStage = {
     const signals = deps.routing;
     const combo = comboOf(ctx);
     const decide = combo && STRATEGY[combo.strategy];
-    if (!signals || !combo || !decide || combo.strategy === 'priority') return CONTINUE;
+    // count_tokens is no generation: it must not take a turn, a deck card or a weight draw.
+    if (
+      !signals ||
+      !combo ||
+      !decide ||
+      combo.strategy === 'priority' ||
+      ctx.endpoint.countTokens
+    ) {
+      return CONTINUE;
+    }
     const now = ctx.now();
     const request = strategyRequest(ctx, combo);
     const view = signals.view(
