@@ -100,12 +100,17 @@ export function createGatewayHost(opts: GatewayHostOptions): GatewayHost {
     async retryOnOtherPort() {
       if (current?.code !== 'EADDRINUSE' || where.port === undefined) return current;
       const taken = where.port;
-      for (const port of nextPorts(taken)) {
+      const ports = nextPorts(taken);
+      for (const port of ports) {
         const error = await listen(port);
         if (error?.code !== 'EADDRINUSE') return error;
       }
       where = { ...where, port: taken };
-      return finish(describeStartupError({ code: 'EADDRINUSE' }, 'listen', where));
+      return finish({
+        ...where,
+        code: 'EADDRINUSE',
+        message: `${taken} and the next ${ports.length} ports are all in use; set gateway.port in ${opts.configPath} (or --port) to a free one and restart.`,
+      });
     },
   };
 }
