@@ -1,18 +1,24 @@
 // Headless entry: `breakwater serve` and `breakwater status`. Plain Node, no Electron.
 import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { BreakwaterConfig, Snapshot } from '../shared/contract';
 import {
+  AGENT_IDS,
+  AgentConfigError,
   adminTokenPath,
+  connectAgent,
   createEngine,
   createStderrLogger,
   DEFAULT_HOST,
   DEFAULT_PORT,
   defaultDataDir,
+  isAgentId,
   type LogLevel,
   loadConfigFile,
+  undoAgent,
   VERSION,
 } from './engine/index';
 
@@ -21,6 +27,7 @@ const USAGE = `Breakwater ${VERSION}: an LLM gateway that keeps coding agents wo
 Usage:
   breakwater serve  [--config FILE] [--host H] [--port P] [--data-dir DIR] [--log-level LEVEL]
   breakwater status [--url URL] [--data-dir DIR]
+  breakwater connect <claude-code|codex|opencode|qwen-code|gemini-cli> [--url URL] [--key KEY] [--model M]... [--undo]
 
   --config FILE    JSON config applied at start (providers, connections, combos, settings)
   --host H         address to bind (default ${DEFAULT_HOST}; others need gateway.apiKeys)
@@ -28,6 +35,9 @@ Usage:
   --data-dir DIR   where the database and admin token live (default: ${defaultDataDir()})
   --log-level L    debug | info | warn | error (default info)
   --url URL        gateway to query for status (default http://${DEFAULT_HOST}:${DEFAULT_PORT})
+  --key KEY        connect: the gateway API key the agent presents (default $BREAKWATER_API_KEY)
+  --model M        connect: the models to offer, first the default (default: the gateway's combos)
+  --undo           connect: put the agent's files back as they were before connect
 
 Environment: BREAKWATER_ADMIN_TOKEN sets the admin token instead of <data-dir>/admin-token;\nBREAKWATER_DATA_DIR changes the default --data-dir.`;
 
@@ -223,11 +233,68 @@ async function status(args: string[]): Promise<void> {
   process.stdout.write(formatSnapshot((await res.json()) as Snapshot));
 }
 
+/** The combos a running gateway offers (`GET /v1/models`), the models an agent is given. */
+async function combosAt(origin: string, key: string): Promise<string[]> {
+  let res: Response;
+  try {
+    res = await fetch(`${origin}/v1/models`, { headers: { authorization: `Bearer ${key}` } });
+  } catch {
+    fail(`no Breakwater answering at ${origin}: start it, pass --url, or name models with --model`);
+  }
+  if (!res.ok) fail(`${origin}/v1/models answered HTTP ${res.status} (pass --key, or --model)`);
+  const list = (await res.json()) as { data: { id: string; owned_by: string }[] };
+  const combos = list.data.filter((m) => m.owned_by === 'breakwater-combo').map((m) => m.id);
+  return combos.length > 0 ? combos : list.data.map((m) => m.id);
+}
+
+/** Points an agent's own config files at this gateway; `--undo` puts them back byte for byte. */
+async function connect(args: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args,
+    options: {
+      undo: { type: 'boolean', default: false },
+      url: { type: 'string' },
+      key: { type: 'string' },
+      model: { type: 'string', multiple: true },
+    },
+    allowPositionals: true,
+    strict: true,
+  });
+  const agent = positionals[0] ?? '';
+  if (!isAgentId(agent) || positionals.length > 1) {
+    fail(`usage: breakwater connect <${AGENT_IDS.join('|')}> [--url URL] [--key KEY] [--model NAME]... [--undo]`);
+  }
+  const say = (verb: string, paths: string[]) => {
+    for (const p of paths) process.stdout.write(`  ${verb} ${p}\n`);
+  };
+  if (values.undo) {
+    const r = undoAgent(agent, homedir());
+    if (r.restored.length + r.removed.length === 0) process.stdout.write(`${agent}: nothing to undo\n`);
+    say('restored', r.restored);
+    say('removed', r.removed);
+    return;
+  }
+  const origin = (values.url ?? `http://${DEFAULT_HOST}:${DEFAULT_PORT}`).replace(/\/+$/, '');
+  // Without gateway keys the gateway serves loopback clients whatever they present.
+  const apiKey = values.key ?? process.env.BREAKWATER_API_KEY ?? 'breakwater-local';
+  const models = values.model ?? (await combosAt(origin, apiKey));
+  try {
+    const r = connectAgent(agent, homedir(), { origin, apiKey, models });
+    say('wrote', r.written);
+    say('unchanged', r.unchanged);
+    process.stdout.write(`${agent} now uses ${origin} with model ${models[0] ?? '(its default)'}; undo with: breakwater connect ${agent} --undo\n`);
+  } catch (err) {
+    if (err instanceof AgentConfigError) fail(`${err.message}; nothing was changed`);
+    throw err;
+  }
+}
+
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   try {
     if (command === undefined || command === 'serve') return await serve(rest);
     if (command === 'status') return await status(rest);
+    if (command === 'connect') return await connect(rest);
     if (command === '--version' || command === '-v') {
       process.stdout.write(`${VERSION}\n`);
       return;

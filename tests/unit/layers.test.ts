@@ -22,7 +22,7 @@ const MAIN_LAYERS: LayerRules = [
   ['src/main/engine/upstream'],
   ['src/main/engine/wire'],
   ['src/main/engine/store'],
-  ['src/main/engine/config'],
+  ['src/main/engine/config', 'src/main/engine/agents'],
   ['src/main/engine/settings'],
   [
     'src/main/engine/clock.ts',

@@ -3,6 +3,14 @@
 
 export type { AdminActions } from '../../shared/admin-client';
 export { adminTokenPath } from './admin/token';
+export {
+  AGENT_IDS,
+  AgentConfigError,
+  type AgentId,
+  connectAgent,
+  isAgentId,
+  undoAgent,
+} from './agents';
 export { loadConfigFile } from './config/load';
 export { defaultDataDir } from './data-dir';
 export {

@@ -1,0 +1,11 @@
+// Agent config writers: `breakwater connect <agent> [--undo]` and the dashboard's Connect buttons.
+export {
+  AGENT_IDS,
+  AGENTS,
+  type AgentId,
+  type AgentSpec,
+  type ConnectTarget,
+  isAgentId,
+} from './agents';
+export { AgentConfigError } from './edits';
+export { type ConnectResult, connectAgent, type UndoResult, undoAgent } from './files';
