@@ -1,23 +1,31 @@
 // Headless entry: `breakwater serve` and `breakwater status`. Plain Node, no Electron.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
-import type { BreakwaterConfig, Snapshot } from '../shared/contract';
+import type { BreakwaterConfig, ImportReport, Snapshot } from '../shared/contract';
 import {
   AGENT_IDS,
   AgentConfigError,
   adminTokenPath,
+  configFromDetected,
   connectAgent,
   createEngine,
   createStderrLogger,
   DEFAULT_HOST,
   DEFAULT_PORT,
   defaultDataDir,
+  detectProviders,
+  draftReport,
+  IMPORTERS,
+  ImportError,
+  isImportTool,
   isAgentId,
   type LogLevel,
   loadConfigFile,
+  loadPresets,
   undoAgent,
   VERSION,
 } from './engine/index';
@@ -27,6 +35,8 @@ const USAGE = `Breakwater ${VERSION}: an LLM gateway that keeps coding agents wo
 Usage:
   breakwater serve  [--config FILE] [--host H] [--port P] [--data-dir DIR] [--log-level LEVEL]
   breakwater status [--url URL] [--data-dir DIR]
+  breakwater init   [--yes] [--out FILE]
+  breakwater import <omniroute|claude-code-router|litellm|cc-switch> FILE [--data-dir DIR] [--dry-run]
   breakwater connect <claude-code|codex|opencode|qwen-code|gemini-cli> [--url URL] [--key KEY] [--model M]... [--undo]
 
   --config FILE    JSON config applied at start (providers, connections, combos, settings)
@@ -35,6 +45,9 @@ Usage:
   --data-dir DIR   where the database and admin token live (default: ${defaultDataDir()})
   --log-level L    debug | info | warn | error (default info)
   --url URL        gateway to query for status (default http://${DEFAULT_HOST}:${DEFAULT_PORT})
+  --yes            init: take every provider found (keys in the environment, local servers)
+  --out FILE       init: the config file to write (default breakwater.json; never overwritten)
+  --dry-run        import: show what would be imported and skipped, write nothing
   --key KEY        connect: the gateway API key the agent presents (default $BREAKWATER_API_KEY)
   --model M        connect: the models to offer, first the default (default: the gateway's combos)
   --undo           connect: put the agent's files back as they were before connect
@@ -289,11 +302,106 @@ async function connect(args: string[]): Promise<void> {
   }
 }
 
+/** Writes a config from the providers found in the environment and on local ports. */
+async function init(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      yes: { type: 'boolean', default: false },
+      out: { type: 'string', default: 'breakwater.json' },
+    },
+    strict: true,
+  });
+  const presets = loadPresets();
+  let found = await detectProviders({ presets, env: process.env });
+  if (found.length === 0)
+    fail(
+      'found no provider key in the environment (e.g. OPENAI_API_KEY, ANTHROPIC_API_KEY) and no local server (Ollama, LM Studio, llama.cpp, vLLM); set one and run again, or run `breakwater serve` and add providers in the dashboard',
+    );
+  if (!values.yes) {
+    if (!process.stdin.isTTY) fail('not a terminal: pass --yes to take every provider found');
+    const rl = createInterface({ input: process.stdin, output: process.stdout });
+    const kept = [];
+    for (const d of found) {
+      const from = d.keyEnv ? `key in $${d.keyEnv}` : `server at ${d.baseUrl}`;
+      if (!/^n/i.test(await rl.question(`Add ${d.preset} (${from})? [Y/n] `))) kept.push(d);
+    }
+    rl.close();
+    found = kept;
+  }
+  const config = configFromDetected(found, presets);
+  try {
+    writeFileSync(values.out, `${JSON.stringify(config, null, 2)}\n`, { flag: 'wx', mode: 0o600 });
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    fail(
+      e.code === 'EEXIST'
+        ? `${values.out} exists; pass another --out or move it away`
+        : `cannot write ${values.out}: ${e.message}`,
+    );
+  }
+  for (const d of found)
+    process.stdout.write(
+      `  ${d.preset}: ${d.keyEnv ? `key read from $${d.keyEnv} at request time` : `local server ${d.baseUrl}`}, ${d.models.length} model(s)\n`,
+    );
+  process.stdout.write(
+    `Wrote ${values.out}. Start with: breakwater serve --config ${values.out}\n`,
+  );
+}
+
+function printReport(r: ImportReport): void {
+  process.stdout.write(`${r.dryRun ? 'Would import (dry run, nothing written)' : 'Imported'}:\n`);
+  for (const line of r.imported) process.stdout.write(`  ${line}\n`);
+  if (r.skipped.length > 0) process.stdout.write('Skipped:\n');
+  for (const s of r.skipped) process.stdout.write(`  ${s.item}: ${s.reason}\n`);
+}
+
+/** Imports another gateway's config into the store of a data dir, as `serve` reads it. */
+async function importFrom(args: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args,
+    options: { 'data-dir': { type: 'string' }, 'dry-run': { type: 'boolean', default: false } },
+    allowPositionals: true,
+    strict: true,
+  });
+  const [tool, file] = positionals;
+  if (!isImportTool(tool)) return fail(`import needs a tool: ${Object.keys(IMPORTERS).join(', ')}`);
+  if (!file || positionals.length > 2)
+    fail(`usage: breakwater import ${tool} FILE [--data-dir DIR] [--dry-run]`);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    fail(`cannot read ${file}: ${(err as Error).message}`);
+  }
+  if (values['dry-run']) {
+    try {
+      return printReport(draftReport(tool, IMPORTERS[tool](text), true));
+    } catch (err) {
+      if (err instanceof ImportError) fail(`${file} refused: ${err.message}`);
+      throw err;
+    }
+  }
+  const engine = createEngine({
+    dataDir: values['data-dir'] ?? defaultDataDir(),
+    log: createStderrLogger('warn'),
+  });
+  const result = await engine.actions.importConfig(tool, text, false);
+  await engine.stop({ graceMs: 0 });
+  if (!result.ok) fail(`${file} refused: ${result.error}`);
+  printReport(result.data);
+  process.stdout.write(
+    'A gateway already running on this data dir shows the import after a restart.\n',
+  );
+}
+
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   try {
     if (command === undefined || command === 'serve') return await serve(rest);
     if (command === 'status') return await status(rest);
+    if (command === 'init') return await init(rest);
+    if (command === 'import') return await importFrom(rest);
     if (command === 'connect') return await connect(rest);
     if (command === '--version' || command === '-v') {
       process.stdout.write(`${VERSION}\n`);

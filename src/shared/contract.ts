@@ -626,6 +626,50 @@ export interface ConnectionTestResult {
   message: string;
 }
 
+// ---------------------------------------------------------------------------
+// First run: presets, detection, imports (`/api/presets`, `/api/setup/detect`, `/api/import`)
+// ---------------------------------------------------------------------------
+
+/** A provider Breakwater knows how to reach: what the setup wizard and `breakwater init` offer. */
+export interface ProviderPreset {
+  id: string;
+  name: string;
+  format: ProviderFormat;
+  baseUrl: string;
+  authClass: AuthClass;
+  /** The environment variable its key usually lives in. */
+  keyEnv?: string;
+  /** Well-known models, with context window and price where the model table has them. */
+  models: ModelSpec[];
+  /** A value the user must fill in themselves (a resource name, a region), when there is one. */
+  note?: string;
+}
+
+/** A preset found ready to use: its key variable is set, or its local server answers. */
+export interface DetectedProvider {
+  preset: string;
+  source: 'env' | 'local';
+  /** The variable holding the key (never its value). */
+  keyEnv?: string;
+  baseUrl: string;
+  /** The server's own model list (local servers), else the preset's. */
+  models: string[];
+}
+
+export type ImportTool = 'omniroute' | 'claude-code-router' | 'litellm' | 'cc-switch';
+
+/** What an import did, or would do with `dryRun`: never a secret, only names and reasons. */
+export interface ImportReport {
+  tool: ImportTool;
+  dryRun: boolean;
+  providers: string[];
+  connections: string[];
+  combos: string[];
+  /** One line per thing imported, e.g. `connection openrouter-1 (key stored from the file)`. */
+  imported: string[];
+  skipped: { item: string; reason: string }[];
+}
+
 export interface ProviderInput extends Omit<ProviderConfig, 'connections'> {
   connections?: ConnectionConfig[];
 }
@@ -659,6 +703,12 @@ export interface BridgeApi {
   /** Stops forwarding proxy requests (clients get 503) until `resume`. */
   pause(): Promise<BridgeResult<GatewayRunState>>;
   resume(): Promise<BridgeResult<GatewayRunState>>;
+  /** The provider catalog (`GET /api/presets`). */
+  getPresets(): Promise<BridgeResult<{ presets: ProviderPreset[] }>>;
+  /** Presets whose key variable is set or whose local server answers; adds nothing. */
+  detectProviders(): Promise<BridgeResult<DetectedProvider[]>>;
+  /** Imports another gateway's config (file text); with `dryRun` only reports. */
+  importConfig(tool: ImportTool, text: string, dryRun: boolean): Promise<BridgeResult<ImportReport>>;
   /** Token and cost totals, grouped, with a time series when the query has a step. */
   getUsage(query: UsageQuery): Promise<BridgeResult<UsageReport>>;
   listKeys(): Promise<BridgeResult<GatewayKeyView[]>>;

@@ -17,7 +17,12 @@ const MAIN_LAYERS: LayerRules = [
   ['src/main/engine/engine.ts'],
   ['src/main/engine/admin', 'src/main/engine/proxy', 'src/main/engine/ui'],
   ['src/main/engine/resilience'],
-  ['src/main/engine/routing', 'src/main/engine/usage'],
+  [
+    'src/main/engine/routing',
+    'src/main/engine/usage',
+    'src/main/engine/import',
+    'src/main/engine/setup',
+  ],
   ['src/main/engine/translate'],
   ['src/main/engine/upstream'],
   ['src/main/engine/wire'],

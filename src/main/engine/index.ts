@@ -12,6 +12,7 @@ export {
   undoAgent,
 } from './agents';
 export { loadConfigFile } from './config/load';
+export { loadPresets } from './config/presets';
 export { defaultDataDir } from './data-dir';
 export {
   createEngine,
@@ -21,7 +22,10 @@ export {
   type EngineOptions,
   type ListenInfo,
 } from './engine';
+export { draftReport, IMPORTERS, ImportError, isImportTool } from './import';
 export { createStderrLogger, type Logger, type LogLevel, redactSecrets } from './logger';
+export { detectProviders } from './setup/detect';
+export { configFromDetected } from './setup/first-config';
 export type { HostNetworkEvent } from './resilience/host-network';
 export type { SecretCodec } from './store';
 export { VERSION } from './version';

@@ -117,6 +117,17 @@ export const PAYLOAD_CHECKS: Record<ActionMethod, Check> = {
   releaseLease: oneId('connection id'),
   pause: none,
   resume: none,
+  getPresets: none,
+  detectProviders: none,
+  importConfig: (args) =>
+    arity(args, 3, 3) ??
+    (!isId(args[0])
+      ? 'tool must be a non-empty string'
+      : typeof args[1] !== 'string'
+        ? 'text must be a string'
+        : typeof args[2] === 'boolean'
+          ? null
+          : 'dryRun must be a boolean'),
   getUsage: (args) => {
     const bad = arity(args, 1, 1) ?? (isPlainObject(args[0]) ? null : 'query must be an object');
     if (bad) return bad;

@@ -20,6 +20,7 @@ import {
   setPaused,
   testConnection,
 } from './operations';
+import { detect, importConfig, presetList } from './setup';
 
 export interface ActionDeps extends AdminOperations {
   accounts: KeyOperations;
@@ -76,6 +77,10 @@ export function createAdminActions(deps: ActionDeps): AdminActions {
     releaseLease: (connection) => run('releaseLease', () => releaseLease(deps, { connection })),
     pause: () => run('pause', () => setPaused(deps, true)),
     resume: () => run('resume', () => setPaused(deps, false)),
+    getPresets: () => run('getPresets', () => presetList()),
+    detectProviders: () => run('detectProviders', () => detect(deps)),
+    importConfig: (tool, text, dryRun) =>
+      run('importConfig', () => importConfig(deps, { tool, text, dryRun })),
     getUsage: (query) => run('getUsage', () => usageReport(deps.accounts, query)),
     listKeys: () => run('listKeys', () => listKeys(deps.accounts)),
     createKey: (input) => run('createKey', () => createKey(deps.accounts, asJson(input))),

@@ -25,6 +25,7 @@ import {
   testConnection,
 } from './operations';
 import { NotFoundError } from './service';
+import { setupRoutes } from './setup';
 
 export interface AdminDeps extends AdminOperations {
   /** Gateway keys and usage (`/api/keys`, `/api/usage`). */
@@ -83,6 +84,7 @@ function routes(deps: AdminDeps): Route[] {
   };
   return [
     ...learnedFixRoutes(deps.learnedFixes),
+    ...setupRoutes(deps, body),
     {
       method: 'GET',
       pattern: /^\/api\/state$/,

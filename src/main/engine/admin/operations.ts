@@ -24,6 +24,10 @@ export interface AdminOperations {
   /** Request-shape fixes learnt from providers' 400s (`/api/resilience/learned-fixes`). */
   learnedFixes?: ShapeRepairs;
   log: Logger;
+  /** Where first-run detection looks for provider key variables. */
+  env?: NodeJS.ProcessEnv;
+  /** Base URL per local preset id instead of its default port (tests point at a fake server). */
+  localServerUrls?: Readonly<Record<string, string>>;
 }
 
 /** An admin failure as the client sees it: HTTP status, `error.code`, message, field. */

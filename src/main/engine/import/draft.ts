@@ -1,0 +1,192 @@
+// What every importer shares: reading the file (a syntax error names its line), turning another
+// tool's names into ours, and collecting providers and combos that pass the config file's own
+// checks. An entry that does not pass is skipped with its reason; the rest still imports.
+
+import type {
+  BreakwaterConfig,
+  ComboConfig,
+  ConnectionConfig,
+  ProviderConfig,
+} from '../../../shared/contract';
+import { ENV_NAME_PATTERN } from '../../../shared/schema/connection';
+import { ID_PATTERN } from '../../../shared/schema/values';
+import {
+  parseTargetRef,
+  ValidationError,
+  validateCombo,
+  validateProvider,
+} from '../config/validate';
+
+/** A file that cannot be imported at all: the line (when known) and why. */
+export class ImportError extends Error {
+  constructor(
+    readonly reason: string,
+    readonly line: number | null = null,
+  ) {
+    super(line !== null ? `line ${line}: ${reason}` : reason);
+    this.name = 'ImportError';
+  }
+}
+
+export interface ImportDraft {
+  config: BreakwaterConfig;
+  /** Settings to apply, by key; only keys this version knows. */
+  settings: Record<string, unknown>;
+  imported: string[];
+  skipped: { item: string; reason: string }[];
+}
+
+/** The 1-based line of a character offset. */
+export function lineAt(text: string, offset: number): number {
+  let line = 1;
+  for (let i = 0; i < offset && i < text.length; i++) if (text.charCodeAt(i) === 10) line++;
+  return line;
+}
+
+/** JSON.parse with the line of a syntax error (V8 names a position, or a line and column). */
+export function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    const message = (err as Error).message;
+    const lineCol = /\(line (\d+) column \d+\)/.exec(message);
+    const position = /position (\d+)/.exec(message);
+    const line = lineCol
+      ? Number(lineCol[1])
+      : position
+        ? lineAt(text, Number(position[1]))
+        : lineAt(text, text.length);
+    throw new ImportError(
+      `not valid JSON: ${message.replace(/\s*\(line \d+ column \d+\)/, '')}`,
+      line,
+    );
+  }
+}
+
+/** Our identifier for another tool's name: `My Provider!` → `my-provider`. */
+export function toId(name: string): string {
+  const id = name
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, '-')
+    .replace(/^[^a-z0-9]+|-+$/g, '')
+    .slice(0, 64);
+  return ID_PATTERN.test(id) ? id : 'imported';
+}
+
+/**
+ * A key as another tool writes it: a reference to a variable (`$VAR`, `${VAR}`,
+ * `os.environ/VAR`) stays a reference; anything else is the secret itself.
+ */
+export function keyOf(raw: unknown): Pick<ConnectionConfig, 'apiKey' | 'apiKeyEnv'> {
+  if (typeof raw !== 'string' || raw.trim() === '') return {};
+  const value = raw.trim();
+  const ref = /^(?:\$\{([^}]+)\}|\$([A-Za-z_][A-Za-z0-9_]*)|os\.environ\/(.+))$/.exec(value);
+  const name = ref ? (ref[1] ?? ref[2] ?? ref[3])! : null;
+  if (name !== null && ENV_NAME_PATTERN.test(name)) return { apiKeyEnv: name };
+  return { apiKey: value };
+}
+
+/** How a connection's key came in, for the report (never the key). */
+export function describeKey(c: ConnectionConfig): string {
+  if (c.apiKeyEnv) return `key from $${c.apiKeyEnv}`;
+  if (c.apiKey) return 'key stored from the file';
+  return 'no key';
+}
+
+export class DraftBuilder {
+  private readonly providers = new Map<string, ProviderConfig>();
+  private readonly sources = new Map<string, string>();
+  private readonly combos: ComboConfig[] = [];
+  private readonly comboLines: string[] = [];
+  readonly skipped: { item: string; reason: string }[] = [];
+  /** Settings by their Breakwater key (`timeouts.totalMs`, `modelLockout.enabled`, …). */
+  readonly settings: Record<string, unknown> = {};
+
+  skip(item: string, reason: string): void {
+    this.skipped.push({ item, reason });
+  }
+
+  hasProvider(id: string): boolean {
+    return this.providers.has(id);
+  }
+
+  provider(id: string): ProviderConfig | undefined {
+    return this.providers.get(id);
+  }
+
+  /** An id not taken yet: `name`, else `name-2`, `name-3`, … */
+  freeId(base: string): string {
+    let id = base;
+    for (let n = 2; this.providers.has(id); n++) id = `${base.slice(0, 60)}-${n}`;
+    return id;
+  }
+
+  /** Adds a provider if the config schema accepts it; else skips it with the schema's reason. */
+  addProvider(p: ProviderConfig, from: string): boolean {
+    try {
+      validateProvider(p, `provider ${p.id}`);
+    } catch (err) {
+      this.skip(from, err instanceof ValidationError ? err.message : String(err));
+      return false;
+    }
+    this.providers.set(p.id, p);
+    this.sources.set(p.id, from);
+    return true;
+  }
+
+  /** Adds a model to an imported provider (deployments of one provider arrive one by one). */
+  addModel(providerId: string, model: string): void {
+    const p = this.providers.get(providerId);
+    if (p && !p.models.includes(model)) p.models.push(model);
+  }
+
+  /**
+   * Adds a combo over the targets whose provider was imported (the others are skipped with
+   * the reason); a combo left with no target is skipped as a whole.
+   */
+  addCombo(combo: ComboConfig, from: string): void {
+    const targets = combo.targets.filter((t) => {
+      const ref = parseTargetRef(typeof t === 'string' ? t : t.target);
+      if (ref && this.providers.has(ref.provider)) return true;
+      this.skip(
+        `${from} target ${typeof t === 'string' ? t : t.target}`,
+        'its provider was not imported',
+      );
+      return false;
+    });
+    if (targets.length === 0) {
+      this.skip(from, 'no target left to route to');
+      return;
+    }
+    try {
+      const checked = validateCombo({ ...combo, targets }, `combo ${combo.name}`);
+      this.combos.push(checked);
+      this.comboLines.push(
+        `combo ${checked.name} from ${from}: ${checked.strategy}, ${checked.targets.length} target(s)`,
+      );
+    } catch (err) {
+      this.skip(from, err instanceof ValidationError ? err.message : String(err));
+    }
+  }
+
+  build(): ImportDraft {
+    // Provider models may have grown after the provider was added; check the final shape.
+    const imported: string[] = [];
+    for (const p of this.providers.values()) {
+      validateProvider(p, `provider ${p.id}`);
+      const conns = p.connections.map((c) => `${c.id} (${describeKey(c)})`).join(', ');
+      imported.push(
+        `provider ${p.id} from ${this.sources.get(p.id)}: ${p.format} ${p.baseUrl}, ${p.models.length} model(s), connection ${conns || 'none'}`,
+      );
+    }
+    return {
+      config: {
+        providers: [...this.providers.values()],
+        combos: this.combos,
+      },
+      settings: this.settings,
+      imported: [...imported, ...this.comboLines],
+      skipped: this.skipped,
+    };
+  }
+}

@@ -1,0 +1,45 @@
+// Imports from other gateways: file text in, a draft (providers, connections, combos, settings,
+// what was skipped and why) out. Pure: nothing here reads a file or touches the store.
+
+import type { ImportReport, ImportTool } from '../../../shared/contract';
+import { importCcSwitch } from './cc-switch';
+import { importClaudeCodeRouter } from './claude-code-router';
+import type { ImportDraft } from './draft';
+import { importLitellm } from './litellm';
+import { importOmniroute } from './omniroute';
+
+export { type ImportDraft, ImportError } from './draft';
+
+export const IMPORTERS: Readonly<Record<ImportTool, (text: string) => ImportDraft>> = {
+  omniroute: importOmniroute,
+  'claude-code-router': importClaudeCodeRouter,
+  litellm: importLitellm,
+  'cc-switch': importCcSwitch,
+};
+
+export function isImportTool(value: unknown): value is ImportTool {
+  return typeof value === 'string' && Object.hasOwn(IMPORTERS, value);
+}
+
+/** The report of a draft: ids, names and reasons only, never a secret. */
+export function draftReport(
+  tool: ImportTool,
+  draft: ImportDraft,
+  dryRun: boolean,
+  notes: string[] = [],
+): ImportReport {
+  const providers = draft.config.providers ?? [];
+  return {
+    tool,
+    dryRun,
+    providers: providers.map((p) => p.id),
+    connections: providers.flatMap((p) => p.connections.map((c) => c.id)),
+    combos: (draft.config.combos ?? []).map((c) => c.name),
+    imported: [
+      ...draft.imported,
+      ...Object.keys(draft.settings).map((k) => `setting ${k}`),
+      ...notes,
+    ],
+    skipped: draft.skipped,
+  };
+}
