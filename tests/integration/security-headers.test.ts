@@ -17,7 +17,7 @@ beforeAll(async () => {
       return {
         ...base,
         providers: [
-          ...base.providers,
+          ...(base.providers ?? []),
           {
             id: 'cn',
             format: 'openai',
