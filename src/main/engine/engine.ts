@@ -63,8 +63,6 @@ export interface EngineOptions {
   uiDir?: string;
   /** Seals literal provider keys at rest (the desktop host passes the OS keychain's). */
   secretCodec?: SecretCodec;
-  /** Base URL per local preset id for first-run detection instead of its default port. */
-  localServerUrls?: Readonly<Record<string, string>>;
   /** better-sqlite3's native module built for another runtime (the desktop host under Electron). */
   sqliteBinding?: string;
 }
@@ -136,7 +134,10 @@ export function createEngine(opts: EngineOptions): Engine {
       ...(opts.secretCodec ? { secretCodec: opts.secretCodec } : {}),
       onSecretError: (connection, err) =>
         log.error(
-          `connection ${connection}: its stored key cannot be decrypted on this machine (${(err as Error).message}); enter the key again`,
+          opts.secretCodec
+            ? `connection ${connection}: its stored key cannot be decrypted on this machine (${(err as Error).message}); enter the key again`
+            : // Only the desktop app seals keys (OS keychain); this host has no way to open them.
+              `connection ${connection}: its key was sealed with the OS keychain by the Breakwater desktop app, which this host cannot open; run the desktop app, or give the key as apiKeyEnv (or enter it again here)`,
         ),
     },
     requestLog: {
@@ -277,8 +278,6 @@ export function createEngine(opts: EngineOptions): Engine {
     releaseLease: (connection) => leases.releaseConnection(connection, clock.now()),
     learnedFixes: shapeRepairs,
     log,
-    env,
-    ...(opts.localServerUrls ? { localServerUrls: opts.localServerUrls } : {}),
   };
 
   const connectionState = (c: CatalogConnection, now: number): ConnectionStateView => {
