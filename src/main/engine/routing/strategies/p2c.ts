@@ -1,5 +1,5 @@
 import type { SignalsView } from '../signals';
-import { ahead, draw, flatten, type Group, groups, type Strategy } from './types';
+import { ahead, drawTwo, flatten, type Group, groups, type Strategy } from './types';
 
 function inFlight(g: Group, signals: SignalsView): number {
   return g.items.reduce((n, c) => n + signals.inFlight(c.connection.id), 0);
@@ -12,11 +12,7 @@ function inFlight(g: Group, signals: SignalsView): number {
 export const p2c: Strategy = (candidates, signals, _request, rng) => {
   const all = groups(candidates);
   if (all.length === 1) return { order: [...candidates], reason: 'one target' };
-  const i = draw(rng, all.length);
-  let j = draw(rng, all.length - 1);
-  if (j >= i) j++;
-  const a = all[i]!;
-  const b = all[j]!;
+  const [a, b] = drawTwo(all, rng);
   const la = inFlight(a, signals);
   const lb = inFlight(b, signals);
   let win = a;

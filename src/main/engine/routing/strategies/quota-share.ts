@@ -1,6 +1,6 @@
 import type { Candidate } from '../resolve';
 import type { SignalsView } from '../signals';
-import { draw, type Strategy, sortBy } from './types';
+import { drawTwo, type Strategy, sortBy } from './types';
 
 /** In flight per permit: a connection without `maxConcurrent` counts its requests in flight. */
 function load(c: Candidate, signals: SignalsView): number {
@@ -14,11 +14,7 @@ function load(c: Candidate, signals: SignalsView): number {
  */
 export const quotaShare: Strategy = (candidates, signals, _request, rng) => {
   if (candidates.length === 1) return { order: [...candidates], reason: 'one connection' };
-  const i = draw(rng, candidates.length);
-  let j = draw(rng, candidates.length - 1);
-  if (j >= i) j++;
-  const a = candidates[i]!;
-  const b = candidates[j]!;
+  const [a, b] = drawTwo(candidates, rng);
   const rank = (c: Candidate) => (signals.saturated(c) ? 1e9 : 0) + load(c, signals);
   const win = rank(b) < rank(a) ? b : a;
   const lose = win === a ? b : a;

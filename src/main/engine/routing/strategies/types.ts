@@ -84,6 +84,14 @@ export function draw(rng: () => number, n: number): number {
   return Math.min(n - 1, Math.floor(rng() * n));
 }
 
+/** Two different items drawn uniformly (power of two choices); `items` has at least two. */
+export function drawTwo<T>(items: readonly T[], rng: () => number): [T, T] {
+  const i = draw(rng, items.length);
+  let j = draw(rng, items.length - 1);
+  if (j >= i) j++;
+  return [items[i]!, items[j]!];
+}
+
 export function shuffle<T>(items: readonly T[], rng: () => number): T[] {
   const out = [...items];
   for (let i = out.length - 1; i > 0; i--) {
