@@ -359,6 +359,8 @@ export interface Snapshot {
   queues: QueueView[];
   leases: LeaseView[];
   sessions: SessionView[];
+  /** Request-shape fixes learnt from providers' 400s (issue 17). */
+  learnedFixes?: LearnedFixView[];
 }
 
 // ---------------------------------------------------------------------------

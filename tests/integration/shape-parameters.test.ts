@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { EngineEvent, LearnedFixView } from '../../src/shared/contract';
+import type { EngineEvent, LearnedFixView, Snapshot } from '../../src/shared/contract';
 import type { FakeStep, FakeUpstream } from '../support/fake-upstream';
-import { eventually, startGateway, type TestGateway } from '../support/gateway';
+import { startGateway, type TestGateway } from '../support/gateway';
 
 // Parameter learning and the thinking/effort clamp (issue 17) through the gateway, with each
 // provider's own words: OpenAI (`oa`), Anthropic (`an`), and an OpenAI-compatible provider
@@ -223,6 +223,7 @@ describe('learnt fixes', () => {
     );
     expect((await chat('oa/gpt-test', { max_tokens: 300 })).status).toBe(200);
     await gw.restart();
+    gw.engine.onEvent((e) => events.push(e));
     expect(await learnt()).toMatchObject([
       {
         provider: 'oa',
@@ -233,17 +234,28 @@ describe('learnt fixes', () => {
         cause: expect.stringContaining('Unsupported parameter'),
       },
     ]);
+    // The dashboard reads them from the snapshot.
+    const state = (await (await gw.admin('/api/state')).json()) as Snapshot;
+    expect(state.learnedFixes).toMatchObject([{ provider: 'oa', param: 'max_tokens' }]);
     gw.primary.reset();
     expect((await chat('oa/gpt-test', { max_tokens: 300 })).status).toBe(200);
     expect(bodies(gw.primary)).toHaveLength(1);
     expect(bodies(gw.primary)[0].max_completion_tokens).toBe(300);
 
+    events.length = 0;
     const cleared = await gw.admin('/api/resilience/learned-fixes?provider=oa&model=gpt-test', {
       method: 'DELETE',
     });
     expect(await cleared.json()).toEqual({ cleared: 1 });
     expect(await learnt()).toEqual([]);
-    await eventually(() => events.some((e) => e.type === 'shape.forgotten'));
+    expect(events).toContainEqual(
+      expect.objectContaining({
+        type: 'shape.forgotten',
+        provider: 'oa',
+        model: 'gpt-test',
+        count: 1,
+      }),
+    );
     gw.primary.reset();
     await chat('oa/gpt-test', { max_tokens: 300 });
     expect(bodies(gw.primary)[0].max_tokens).toBe(300);

@@ -317,6 +317,7 @@ export function createEngine(opts: EngineOptions): Engine {
     queues: flow.queueViews(),
     leases: leases.views(now),
     sessions: flow.sessions(now),
+    learnedFixes: shapeRepairs.list(),
   });
 
   // Built once: the request path only reads it. Settings it needs are derived values,

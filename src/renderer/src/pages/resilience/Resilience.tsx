@@ -1,6 +1,7 @@
 import { Activity } from './Activity';
 import { Breakers } from './Breakers';
 import { ConnectionStates } from './ConnectionStates';
+import { LearnedFixes } from './LearnedFixes';
 import { Lockouts } from './Lockouts';
 import { QueuesLeasesSessions } from './QueuesLeasesSessions';
 
@@ -11,6 +12,7 @@ export function Resilience() {
       <ConnectionStates />
       <Lockouts />
       <QueuesLeasesSessions />
+      <LearnedFixes />
       <Activity />
     </>
   );
