@@ -132,7 +132,7 @@ function importApp(
 }
 
 export function importCcSwitch(text: string): ImportDraft {
-  if (/^\s*(--|PRAGMA|BEGIN|CREATE|INSERT)\b/i.test(text))
+  if (/^\s*(--|(PRAGMA|BEGIN|CREATE|INSERT)\b)/i.test(text))
     throw new ImportError(
       'this is a SQL database export; import the JSON provider config (~/.cc-switch/config.json) instead',
       1,

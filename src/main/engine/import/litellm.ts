@@ -90,7 +90,7 @@ function fallbacksOf(...sources: unknown[]): Map<string, string[]> {
 }
 
 export function importLitellm(text: string): ImportDraft {
-  const doc = parseDocument(text, { prettyErrors: false });
+  const doc = parseDocument(text);
   const error = doc.errors[0];
   if (error)
     throw new ImportError(
