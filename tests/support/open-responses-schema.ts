@@ -42,7 +42,7 @@ const array =
       errors.push(`${path}: expected array, got ${kind(v)}`);
       return;
     }
-    v.forEach((x, i) => item(x, `${path}[${i}]`, errors));
+    for (const [i, x] of v.entries()) item(x, `${path}[${i}]`, errors);
   };
 
 const record =
