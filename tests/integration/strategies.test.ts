@@ -150,6 +150,13 @@ describe('fill-first and p2c', () => {
     await held.done;
     expect((await chat('ff')).decision).toContain('picked p/m: not saturated');
   });
+  it('fill-first: a cooling first target counts as saturated, and the header says so', async () => {
+    gw.primary.script({ status: 429, headers: { 'retry-after': '30' } });
+    expect((await chat('ff')).decision).toContain('b/m@b-1 served');
+    expect((await streamChat('ff')).decision).toBe(
+      'combo ff (fill-first); picked b/m: p/m saturated; b/m@b-1 served',
+    );
+  });
   it('p2c: the less loaded of the two, with the loads in the header', async () => {
     const held = await holdStream('p2c');
     const other = held.busy === 'p-1' ? 'b/m' : 'p/m';

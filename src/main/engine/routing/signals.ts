@@ -9,7 +9,7 @@ import type { Candidate } from './resolve';
 /** Load the flow control knows right now (passed in: routing sits below resilience). */
 export interface LiveLoad {
   inFlight(connection: string): number;
-  /** Every permit taken, requests queued, or the connection cooling. */
+  /** Every `maxConcurrent` permit taken, or the candidate cooling down or locked out. */
   saturated(c: Candidate): boolean;
 }
 

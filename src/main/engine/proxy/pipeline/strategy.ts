@@ -77,7 +77,9 @@ export const strategy: RequestStage = {
     const view = signals.view(
       {
         inFlight: (connection) => deps.inFlight.get(connection) ?? 0,
-        saturated: (c) => deps.flow.saturated(c.connection),
+        // Cooling or locked out counts too: the attempt stages would only skip it.
+        saturated: (c) =>
+          deps.flow.saturated(c.connection) || deps.resilience.exclusion(c, now) !== null,
       },
       ctx.catalog,
       now,
