@@ -76,7 +76,7 @@ export class ShapedSend {
       const fix = decideShapeRepair(error, body, this.count, settings);
       const done = fix && applyFix(body, fix);
       if (!fix || !done) return replay;
-      this.count[fix.mechanism]++;
+      this.count[fix.mechanism === 'effort' ? 'effort' : 'parameter']++;
       this.json = done.body;
       this.bytes = Buffer.from(JSON.stringify(done.body));
       const cause = causeExcerpt(error.message);
