@@ -46,6 +46,14 @@ describe('defect 1: path handling is linear and the request target bounded', () 
     expect(JSON.parse(anthropic.body)).toMatchObject({ type: 'error' });
   });
 
+  it('a path of slashes only, or naming a host (//x/…), is a path, never a 500', async () => {
+    for (const path of ['//', '///////', '//evil.example/v1/chat/completions']) {
+      const r = await get(gw.url, path);
+      expect(r.status, path).toBe(404);
+      expect(JSON.parse(r.body).error.code).toBe('unknown_endpoint');
+    }
+  });
+
   it('twenty hostile paths in flight do not stall /api/health', async () => {
     await get(gw.url, '/api/health');
     // Each cost ~160 ms of CPU before the fix, one after the other: /api/health waited ~3 s.

@@ -54,7 +54,8 @@ export function createGatewayServer(deps: ServerDeps): GatewayServer {
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if ((req.url?.length ?? 0) > MAX_URL_LENGTH) return refuseLongUrl(req, res);
-    const url = new URL(req.url ?? '/', 'http://gateway');
+    const url = requestTarget(req.url ?? '/');
+    if (!url) return refuseTarget(req, res);
     if (url.pathname !== '/api' && !url.pathname.startsWith('/api/')) {
       return deps.proxy(req, res, url);
     }
@@ -141,6 +142,29 @@ export function createGatewayServer(deps: ServerDeps): GatewayServer {
       await closed;
     },
   };
+}
+
+/**
+ * The request target as a URL. Only a path is accepted (origin form): resolved against a base,
+ * `//x` would name a host and `//` throw, so the path is appended to the base instead.
+ */
+function requestTarget(target: string): URL | null {
+  if (!target.startsWith('/')) return null;
+  try {
+    return new URL(`http://gateway${target}`);
+  } catch {
+    return null;
+  }
+}
+
+function refuseTarget(req: IncomingMessage, res: ServerResponse): void {
+  res.setHeader('connection', 'close');
+  sendError(res, formatForUnknownPath(req.url ?? '', req.headers['anthropic-version']), {
+    status: 400,
+    kind: 'invalid_request',
+    code: 'invalid_request_target',
+    message: 'the request target must be a path starting with /',
+  });
 }
 
 /** Refused before the URL is parsed or echoed: nothing of it is looked at but its length. */
