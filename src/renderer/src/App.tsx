@@ -7,6 +7,7 @@ import { Providers } from './pages/providers/Providers';
 import { Requests } from './pages/requests/Requests';
 import { Resilience } from './pages/resilience/Resilience';
 import { Settings } from './pages/settings/Settings';
+import { SetupWizard } from './pages/setup/SetupWizard';
 import { incidents } from './state/model';
 import { connectDashboard, PAGES, type Page, useDashboard } from './state/store';
 
@@ -198,6 +199,7 @@ export function App({ bridge, hasToken }: { bridge: DashboardBridge; hasToken: b
       </header>
       <Notice />
       <main className="content">
+        <SetupWizard />
         <CurrentPage />
       </main>
     </div>
