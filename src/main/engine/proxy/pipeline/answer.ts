@@ -34,6 +34,7 @@ export function addDecisionHeaders(
   scrubSecrets(out, ctx.catalog.secrets());
   out['x-breakwater-decision'] = headerValue(ctx.steps.join('; '));
   out['x-breakwater-connection'] = headerValue(candidate.connection.id);
+  if (ctx.warnings) out['x-breakwater-warning'] = headerValue(ctx.warnings.join('; '));
   const translated = translatedFor(ctx, candidate);
   if (translated) {
     out['x-breakwater-translated'] = `${ctx.endpoint.format} -> ${translated.wire}`;

@@ -103,6 +103,8 @@ export interface RequestContext {
   lease: ManagedLease | null;
   /** Throughput watchdog settings (§6) for this request's streams; null when it is off. */
   readonly watchdog: ThroughputWatchdogOptions | null;
+  /** What the client should know about how its request was served: `X-Breakwater-Warning`. */
+  warnings?: string[];
   /** Cancels the upstream attempt in flight when the client goes away (one listener per request). */
   abortAttempt: (() => void) | null;
 }

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { admit } from './admit';
 import type { AttemptStage } from './attempt';
+import { background } from './background';
 import { body } from './body';
 import { budget } from './budget';
 import type { DoorStage, RequestStage } from './context';
@@ -59,6 +60,7 @@ const ATTEMPT: readonly AttemptStage[] = [
 const REQUEST: readonly RequestStage[] = [
   record, //     first, so that its row is written last
   parse, //      a JSON object with a model
+  background, // Responses `background: true` served synchronously, with a warning
   fence, //      exclusive-lease generation; a managed success moves the lease
   budget, //     the key's budgets: 429 budget_exceeded before any routing or upstream call
   route, //      model → targets → candidates
