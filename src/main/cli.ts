@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import type { BreakwaterConfig, ImportReport, Snapshot } from '../shared/contract';
+import { ACCOUNTS_USAGE, CliError, keys, usage } from './cli-accounts';
 import {
   AGENT_IDS,
   AgentConfigError,
@@ -35,6 +36,7 @@ const USAGE = `Breakwater ${VERSION}: an LLM gateway that keeps coding agents wo
 Usage:
   breakwater serve  [--config FILE] [--host H] [--port P] [--data-dir DIR] [--log-level LEVEL]
   breakwater status [--url URL] [--data-dir DIR]
+${ACCOUNTS_USAGE}
   breakwater init   [--yes] [--out FILE]
   breakwater import <omniroute|claude-code-router|litellm|cc-switch> FILE [--data-dir DIR] [--dry-run]
   breakwater connect <claude-code|codex|opencode|qwen-code|gemini-cli> [--url URL] [--key KEY] [--model M]... [--undo]
@@ -400,6 +402,8 @@ async function main(argv: string[]): Promise<void> {
   try {
     if (command === undefined || command === 'serve') return await serve(rest);
     if (command === 'status') return await status(rest);
+    if (command === 'keys') return await keys(rest, (s) => process.stdout.write(s));
+    if (command === 'usage') return await usage(rest, (s) => process.stdout.write(s));
     if (command === 'init') return await init(rest);
     if (command === 'import') return await importFrom(rest);
     if (command === 'connect') return await connect(rest);
@@ -413,6 +417,7 @@ async function main(argv: string[]): Promise<void> {
     }
     if (command.startsWith('--')) return await serve(argv);
   } catch (err) {
+    if (err instanceof CliError) fail(err.message);
     // parseArgs reports unknown or malformed options this way.
     fail(`${(err as Error).message}\n\n${USAGE}`);
   }
