@@ -488,7 +488,7 @@ interface EventBase {
 }
 
 /** Which request-shape repair acted (issue 17). */
-export type ShapeMechanism = 'parameter' | 'effort' | 'tool_limit';
+export type ShapeMechanism = 'parameter' | 'effort' | 'tool_limit' | 'context';
 
 /** A request-shape fix learnt from a provider's 400, applied to that provider and model from then on. */
 export interface LearnedFixView {

@@ -14,7 +14,7 @@ import {
 } from '../../src/main/engine/resilience/shape-fix';
 import { decideShapeRepair, MAX_REPAIRS } from '../../src/main/engine/resilience/shape-repair';
 
-const ON = { parameterLearning: true, effortClamp: true, toolLimit: true };
+const ON = { parameterLearning: true, effortClamp: true, toolLimit: true, contextEditing: false };
 const err = (message: string, param: string | null = null) => ({ message, param, code: null });
 
 describe('readErrorText', () => {

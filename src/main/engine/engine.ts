@@ -395,6 +395,7 @@ export function createEngine(opts: EngineOptions): Engine {
         parameterLearning: s.boolean('shapeRepair.parameterLearning'),
         effortClamp: s.boolean('shapeRepair.effortClamp'),
         toolLimit: s.boolean('shapeRepair.toolLimit'),
+        contextEditing: s.boolean('shapeRepair.contextEditing'),
       })),
       contentIdle: settings.derived((s) => s.boolean('streamRecovery.contentIdle')),
     },

@@ -16,6 +16,8 @@ export interface ShapeRepairSettings {
   parameterLearning: boolean;
   effortClamp: boolean;
   toolLimit: boolean;
+  /** Opt-in: it changes what the model sees. */
+  contextEditing: boolean;
 }
 
 /** Retries one attempt has made so far, per mechanism. */
@@ -170,7 +172,7 @@ export class ShapeRepairs {
       Extract<EngineEvent, { type: 'shape.repaired' }>,
       'type' | 'at' | 'param' | 'mechanism'
     >,
-    fix: ShapeFix,
+    fix: Pick<ShapeFix, 'param' | 'mechanism'>,
   ): void {
     this.deps.emit({
       type: 'shape.repaired',

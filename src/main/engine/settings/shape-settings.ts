@@ -27,6 +27,14 @@ export const SHAPE_SETTINGS: readonly SettingDef[] = [
       'A 400 stating a maximum number of tools is remembered per provider and model; later requests with more tools skip that target, or get a clear 400 when none is left.',
   },
   {
+    key: 'shapeRepair.contextEditing',
+    kind: 'boolean',
+    defaultValue: false,
+    env: 'BREAKWATER_CONTEXT_EDITING',
+    description:
+      'Opt-in (it changes what the model sees): a 400 saying the prompt is too long is retried once with the oldest whole turns removed, after the system prompt and the first user turn.',
+  },
+  {
     key: 'streamRecovery.contentIdle',
     kind: 'boolean',
     defaultValue: true,

@@ -1,5 +1,6 @@
+import { fitRatio, isPromptTooLong, trimConversation } from '../../resilience/context-trim';
 import { applyFix } from '../../resilience/request-surgery';
-import { readErrorText } from '../../resilience/shape-fix';
+import { readErrorText, type ShapeFix } from '../../resilience/shape-fix';
 import { causeExcerpt, decideShapeRepair, type LearntFix } from '../../resilience/shape-repair';
 import { readToolLimit } from '../../resilience/tool-limit';
 import { readBounded } from '../../upstream/attempt';
@@ -33,6 +34,7 @@ export class ShapedSend {
   private json: Json | null = null;
   private readonly learnt: LearntFix[] = [];
   private readonly count = { parameter: 0, effort: 0 };
+  private trimmed = false;
 
   constructor(
     private readonly a: Attempt,
@@ -73,29 +75,55 @@ export class ShapedSend {
         return replay;
       }
       const body = this.body();
+      if (settings.contextEditing && !this.trimmed && isPromptTooLong(error)) {
+        const trimmed = trimConversation(body, fitRatio(error));
+        if (!trimmed) return replay;
+        this.trimmed = true;
+        this.resend(trimmed.body, res.statusCode, error.message, {
+          param: 'messages',
+          mechanism: 'context',
+          note: `removed ${trimmed.removed} oldest turn${trimmed.removed === 1 ? '' : 's'}`,
+        });
+        continue;
+      }
       const fix = decideShapeRepair(error, body, this.count, settings);
       const done = fix && applyFix(body, fix);
       if (!fix || !done) return replay;
       this.count[fix.mechanism === 'effort' ? 'effort' : 'parameter']++;
-      this.json = done.body;
-      this.bytes = Buffer.from(JSON.stringify(done.body));
-      const cause = causeExcerpt(error.message);
+      const cause = this.resend(done.body, res.statusCode, error.message, {
+        ...fix,
+        note: done.note,
+      });
       this.learnt.push({ fix, cause, learnedAt: a.ctx.now() });
-      a.ctx.steps.push(
-        `${a.label} refused the request's shape (HTTP ${res.statusCode}: ${cause.slice(0, 100)}); ${done.note}, sent again`,
-      );
-      shape.repairs.repaired(
-        {
-          provider: a.candidate.target.provider.id,
-          connection: a.candidate.connection.id,
-          model: a.candidate.target.model,
-          change: done.note,
-          cause,
-        },
-        fix,
-      );
     }
   };
+
+  /** The next send carries `body`; the step, the event, and the cause excerpt it used. */
+  private resend(
+    body: Json,
+    status: number,
+    message: string,
+    change: Pick<ShapeFix, 'param' | 'mechanism'> & { note: string },
+  ): string {
+    const { a, shape } = this;
+    this.json = body;
+    this.bytes = Buffer.from(JSON.stringify(body));
+    const cause = causeExcerpt(message);
+    a.ctx.steps.push(
+      `${a.label} refused the request's shape (HTTP ${status}: ${cause.slice(0, 100)}); ${change.note}, sent again`,
+    );
+    shape?.repairs.repaired(
+      {
+        provider: a.candidate.target.provider.id,
+        connection: a.candidate.connection.id,
+        model: a.candidate.target.model,
+        change: change.note,
+        cause,
+      },
+      change,
+    );
+    return cause;
+  }
 
   /** The body to send first: with the learnt fixes when there are any, else as routing made it. */
   private withLearnt(): Buffer {

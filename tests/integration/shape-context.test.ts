@@ -1,0 +1,105 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { EngineEvent } from '../../src/shared/contract';
+import { startGateway, type TestGateway } from '../support/gateway';
+
+// Context editing (issue 17): opt-in; a 400 saying the prompt is too long is retried once with
+// the oldest whole turns removed.
+
+let gw: TestGateway;
+const events: EngineEvent[] = [];
+
+beforeAll(async () => {
+  gw = await startGateway();
+  gw.engine.onEvent((e) => events.push(e));
+});
+afterAll(() => gw.close());
+beforeEach(() => {
+  gw.primary.reset();
+  gw.resetResilience();
+  events.length = 0;
+  gw.engine.admin.updateSettings({ 'shapeRepair.contextEditing': true });
+});
+
+const conversation = [
+  { role: 'user', content: 'first' },
+  { role: 'assistant', content: 'a1' },
+  { role: 'user', content: 'second' },
+  { role: 'assistant', content: 'a2' },
+  { role: 'user', content: 'third' },
+  { role: 'assistant', content: 'a3' },
+  { role: 'user', content: 'latest' },
+];
+
+const posts = () => gw.primary.requests.filter((r) => r.method === 'POST');
+
+describe('context editing', () => {
+  it('Anthropic: "prompt is too long" → the oldest turns go, the first and the latest stay', async () => {
+    gw.primary.script(
+      {
+        status: 400,
+        body: {
+          type: 'error',
+          error: {
+            type: 'invalid_request_error',
+            message: 'prompt is too long: 250000 tokens > 200000 maximum',
+          },
+        },
+      },
+      {},
+    );
+    const res = await fetch(`${gw.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({
+        model: 'an/claude-test',
+        max_tokens: 10,
+        system: 'sys',
+        messages: conversation,
+      }),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-breakwater-decision')).toMatch(
+      /removed \d oldest turns?, sent again/,
+    );
+    const [refused, trimmed] = posts();
+    expect(refused!.body.messages).toHaveLength(7);
+    const kept = (trimmed!.body.messages as { content: string }[]).map((m) => m.content);
+    expect(kept[0]).toBe('first');
+    expect(kept.at(-1)).toBe('latest');
+    expect(kept.length).toBeLessThan(7);
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: 'shape.repaired', mechanism: 'context' }),
+    );
+  });
+
+  it('OpenAI: context_length_exceeded; off by default, the 400 is relayed with one request', async () => {
+    const refusal = {
+      status: 400,
+      body: {
+        error: {
+          message:
+            "This model's maximum context length is 128000 tokens. However, your messages resulted in 160000 tokens. Please reduce the length of the messages.",
+          type: 'invalid_request_error',
+          param: 'messages',
+          code: 'context_length_exceeded',
+        },
+      },
+    };
+    const ask = () =>
+      fetch(`${gw.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'oa/gpt-test', messages: conversation }),
+      });
+    gw.primary.script(refusal, {});
+    expect((await ask()).status).toBe(200);
+    expect(posts()).toHaveLength(2);
+    expect(posts()[1]!.body.messages.length).toBeLessThan(7);
+
+    gw.engine.admin.updateSettings({ 'shapeRepair.contextEditing': null });
+    gw.primary.reset();
+    gw.primary.script(refusal, {});
+    expect((await ask()).status).toBe(400);
+    expect(posts()).toHaveLength(1);
+  });
+});
