@@ -24,8 +24,8 @@ export {
 } from './engine';
 export { draftReport, IMPORTERS, ImportError, isImportTool } from './import';
 export { createStderrLogger, type Logger, type LogLevel, redactSecrets } from './logger';
+export type { HostNetworkEvent } from './resilience/host-network';
 export { detectProviders } from './setup/detect';
 export { configFromDetected } from './setup/first-config';
-export type { HostNetworkEvent } from './resilience/host-network';
 export type { SecretCodec } from './store';
 export { VERSION } from './version';
