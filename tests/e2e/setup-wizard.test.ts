@@ -95,4 +95,44 @@ describe.skipIf(skipReason !== null)('setup wizard on an empty store', () => {
     expect(res.status).toBe(200);
     expect(up.requests.at(-1)?.body).toMatchObject({ model: 'qwen2.5-coder:7b' });
   }, 60_000);
+
+  it('imports another gateway config after a preview that shows what is skipped and no secret', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bw-e2e-import-'));
+    const other = createEngine({
+      dataDir: dir,
+      port: 0,
+      log: captureLogger(),
+      env: {},
+      uiDir: join(ROOT, 'out', 'renderer'),
+      localServerUrls: {},
+    });
+    try {
+      const url = (await other.listen()).baseUrl;
+      await page.goto(`${url}/ui/#token=${encodeURIComponent(other.adminToken)}`);
+      const wizard = page.getByTestId('setup-wizard');
+      await wizard.getByText('Import from another gateway').click();
+      await wizard.getByLabel('Tool').selectOption('claude-code-router');
+      await wizard
+        .getByLabel('File')
+        .setInputFiles(join(ROOT, 'tests/fixtures/import/claude-code-router.json'));
+      await wizard.getByRole('button', { name: 'Preview' }).click();
+      await wizard
+        .getByText(/Providers\[4\] mystery: cannot tell the API/)
+        .waitFor({ timeout: 5000 });
+      expect(await page.content()).not.toMatch(/secret/);
+      expect(other.admin.listProviders()).toEqual([]);
+      await wizard.getByRole('button', { name: 'Import' }).click();
+      await wizard.getByTestId('setup-agent').waitFor({ timeout: 5000 });
+      expect(other.admin.listProviders().map((p) => p.id)).toEqual([
+        'openrouter',
+        'deepseek',
+        'ollama',
+        'gemini',
+      ]);
+      expect(other.admin.listCombos().map((c) => c.name)).toContain('default');
+    } finally {
+      await other.stop({ graceMs: 0 });
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

@@ -7,6 +7,7 @@ import { Card } from '../../components/ui';
 import { useDashboard } from '../../state/store';
 import { AgentStep } from './AgentStep';
 import { type ComboDraft, ComboStep } from './ComboStep';
+import { ImportPanel } from './ImportPanel';
 import { ProviderStep } from './ProviderStep';
 import { type Choice, choiceOf, comboOf, modelsOf, providerInput } from './setup-model';
 
@@ -103,6 +104,18 @@ export function SetupWizard() {
   return (
     <Card title={TITLES[step]} testId="setup-wizard">
       {step === 'providers' && <ProviderStep choices={choices} onChange={setChoices} />}
+      {step === 'providers' && (
+        <ImportPanel
+          onImported={(report) => {
+            notify(
+              'ok',
+              `Imported ${report.providers.length} provider(s), ${report.combos.length} combo(s)`,
+            );
+            setCombo((d) => ({ ...d, name: report.combos[0] ?? d.name }));
+            setStep('agent');
+          }}
+        />
+      )}
       {step === 'combo' && <ComboStep choices={saved} draft={combo} onChange={setCombo} />}
       {step === 'agent' && <AgentStep baseUrl={baseUrl} combo={combo.name} />}
       <div className="form-actions">
