@@ -84,7 +84,9 @@ export function createGatewayServer(deps: ServerDeps): GatewayServer {
     idle.set(req.socket, false);
     res.once('close', () => {
       if (tracked) inFlight--;
-      idle.set(req.socket, true);
+      // A socket that closed under its answer is gone from `sockets` already: putting it back
+      // in `idle` would keep it, its request and its answer for the life of the server.
+      if (sockets.has(req.socket)) idle.set(req.socket, true);
       if (closing) req.socket.end();
     });
     handle(req, res).catch((err: unknown) => {

@@ -1,0 +1,95 @@
+// Heap gate: 500 streams open at once through the gateway (client, gateway and fake upstream in
+// this process), the heap measured after a full GC while they are open and after they ended.
+// The bounds are stated here and in docs/reliability.md; a leak per stream or one that outlives
+// the streams fails the test.
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { Agent, request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, startGateway, type TestGateway } from '../support/gateway';
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
+/** All three parties of a stream in this process: client, gateway, fake upstream. */
+export const HEAP_PER_OPEN_STREAM_BYTES = 96 * 1024;
+/** What may stay once every stream ended (caches, pools, the request log's rows in memory). */
+export const HEAP_AFTER_STREAMS_BYTES = 12 * 1024 * 1024;
+/** What a second round of 500 may add to the first: nothing that grows per stream. */
+export const HEAP_LEAK_PER_ROUND_BYTES = 2 * 1024 * 1024;
+const STREAMS = 500;
+
+let gw: TestGateway;
+let agent: Agent;
+beforeAll(async () => {
+  gw = await startGateway();
+  agent = new Agent({ connections: STREAMS + 10, keepAliveTimeout: 100 });
+});
+afterAll(async () => {
+  await agent.close();
+  await gw.close();
+});
+
+async function heap(): Promise<number> {
+  for (let i = 0; i < 3; i++) {
+    gc();
+    await new Promise((r) => setImmediate(r));
+  }
+  return process.memoryUsage().heapUsed;
+}
+
+function open(signal: AbortSignal) {
+  return request(`${gw.url}/v1/chat/completions`, {
+    method: 'POST',
+    dispatcher: agent,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      model: 'coder',
+      stream: true,
+      messages: [{ role: 'user', content: 'hi' }],
+    }),
+    signal,
+  });
+}
+
+describe('heap gate', () => {
+  it(`${STREAMS} open streams stay within the stated heap, and give it back when they end`, async () => {
+    // Warm up: code, pools and caches exist before the baseline.
+    for (let i = 0; i < 20; i++) await (await open(new AbortController().signal)).body.text();
+    gw.primary.reset(); // the fake records every request: not the gateway's memory
+    gw.log.lines.length = 0;
+    const before = await heap();
+    const round = async (): Promise<{ during: number; after: number }> => {
+      gw.primary.setDefault({ stallAfterChunks: 1 });
+      const aborts = Array.from({ length: STREAMS }, () => new AbortController());
+      const responses = await Promise.all(aborts.map((a) => open(a.signal)));
+      await gw.primary.waitForRequests(STREAMS, 30_000);
+      const during = await heap();
+      for (const a of aborts) a.abort();
+      await Promise.all(responses.map((r) => r.body.text().catch(() => {})));
+      await eventually(
+        () => gw.engine.snapshot().connections.every((c) => (c.inFlight ?? 0) === 0),
+        10_000,
+      );
+      gw.primary.reset();
+      gw.log.lines.length = 0; // the test's logger keeps every line
+      await new Promise((r) => setTimeout(r, 300));
+      return { during, after: await heap() };
+    };
+    const first = await round();
+    // A second round: what the first left behind because of the peak (pools and maps sized for
+    // 500) is paid once; anything that grows again is a leak.
+    const second = await round();
+
+    const during = first.during;
+    const after = second.after;
+    console.log(
+      `heap gate: after the first round ${((first.after - before) / 1048576).toFixed(2)} MB, after the second ${((second.after - before) / 1048576).toFixed(2)} MB`,
+    );
+    const perStream = (during - before) / STREAMS;
+
+    expect(perStream).toBeLessThan(HEAP_PER_OPEN_STREAM_BYTES);
+    expect(after - before).toBeLessThan(HEAP_AFTER_STREAMS_BYTES);
+    expect(second.after - first.after).toBeLessThan(HEAP_LEAK_PER_ROUND_BYTES);
+  }, 120_000);
+});
