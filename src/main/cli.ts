@@ -2,13 +2,14 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline/promises';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { BreakwaterConfig, ImportReport, Snapshot } from '../shared/contract';
 import { ACCOUNTS_USAGE, CliError, keys, usage } from './cli-accounts';
 import {
   AGENT_IDS,
+  AGENTS,
   AgentConfigError,
   adminTokenPath,
   configFromDetected,
@@ -22,8 +23,8 @@ import {
   draftReport,
   IMPORTERS,
   ImportError,
-  isImportTool,
   isAgentId,
+  isImportTool,
   type LogLevel,
   loadConfigFile,
   loadPresets,
@@ -277,14 +278,17 @@ async function connect(args: string[]): Promise<void> {
   });
   const agent = positionals[0] ?? '';
   if (!isAgentId(agent) || positionals.length > 1) {
-    fail(`usage: breakwater connect <${AGENT_IDS.join('|')}> [--url URL] [--key KEY] [--model NAME]... [--undo]`);
+    fail(
+      `usage: breakwater connect <${AGENT_IDS.join('|')}> [--url URL] [--key KEY] [--model NAME]... [--undo]`,
+    );
   }
   const say = (verb: string, paths: string[]) => {
     for (const p of paths) process.stdout.write(`  ${verb} ${p}\n`);
   };
   if (values.undo) {
     const r = undoAgent(agent, homedir());
-    if (r.restored.length + r.removed.length === 0) process.stdout.write(`${agent}: nothing to undo\n`);
+    if (r.restored.length + r.removed.length === 0)
+      process.stdout.write(`${agent}: nothing to undo\n`);
     say('restored', r.restored);
     say('removed', r.removed);
     return;
@@ -297,7 +301,16 @@ async function connect(args: string[]): Promise<void> {
     const r = connectAgent(agent, homedir(), { origin, apiKey, models });
     say('wrote', r.written);
     say('unchanged', r.unchanged);
-    process.stdout.write(`${agent} now uses ${origin} with model ${models[0] ?? '(its default)'}; undo with: breakwater connect ${agent} --undo\n`);
+    const env = AGENTS[agent].env?.({ origin, apiKey, models }) ?? {};
+    if (Object.keys(env).length > 0) {
+      process.stdout.write(
+        `${agent} reads these only from the environment; add them to your shell profile:\n`,
+      );
+      for (const [k, v] of Object.entries(env)) process.stdout.write(`  export ${k}=${v}\n`);
+    }
+    process.stdout.write(
+      `${agent} now uses ${origin} with model ${models[0] ?? '(its default)'}; undo with: breakwater connect ${agent} --undo\n`,
+    );
   } catch (err) {
     if (err instanceof AgentConfigError) fail(`${err.message}; nothing was changed`);
     throw err;

@@ -5,6 +5,7 @@ export type { AdminActions } from '../../shared/admin-client';
 export { adminTokenPath } from './admin/token';
 export {
   AGENT_IDS,
+  AGENTS,
   AgentConfigError,
   type AgentId,
   connectAgent,

@@ -33,6 +33,8 @@ export interface AgentSpec {
   id: AgentId;
   label: string;
   files(home: string, t: ConnectTarget): FileEdit[];
+  /** Variables the agent reads only from the environment: connect prints them for the shell. */
+  env?(t: ConnectTarget): Record<string, string>;
 }
 
 const PROVIDER = 'breakwater';
@@ -137,20 +139,26 @@ const qwenCode: AgentSpec = {
 };
 
 /**
- * Gemini CLI: the base URL is read only from the environment (`GOOGLE_GEMINI_BASE_URL`), which
- * it loads from `~/.gemini/.env`; the auth type and model go in `~/.gemini/settings.json`.
+ * Gemini CLI: the base URL is read only from the environment (`GOOGLE_GEMINI_BASE_URL`); it
+ * loads `~/.gemini/.env` in trusted folders only, so the lines are printed for the shell too.
+ * The auth type and model go in `~/.gemini/settings.json`.
  */
+const geminiEnv = (t: ConnectTarget) => ({
+  GEMINI_API_KEY: t.apiKey,
+  GOOGLE_GEMINI_BASE_URL: t.origin,
+});
+
 const geminiCli: AgentSpec = {
   id: 'gemini-cli',
   label: 'Gemini CLI',
+  env: geminiEnv,
   files: (home, t) => {
     const env = join(home, '.gemini', '.env');
     const settings = join(home, '.gemini', 'settings.json');
     return [
       {
         path: env,
-        edit: (text) =>
-          editDotenv(env, text, { GEMINI_API_KEY: t.apiKey, GOOGLE_GEMINI_BASE_URL: t.origin }),
+        edit: (text) => editDotenv(env, text, geminiEnv(t)),
       },
       {
         path: settings,
