@@ -67,6 +67,26 @@ describe('combos: strategies, weighted targets and options', () => {
     );
     expect(auto.reason).toBe('is not an option of auto (its options: weights)');
   });
+  it('quota-share: unit and the switch for sharing between keys', () => {
+    expect(
+      validateCombo(
+        {
+          name: 'c',
+          strategy: 'quota-share',
+          targets: ['a/m'],
+          options: { unit: 'tokens', quotaShareConcurrencyLimit: {} },
+        },
+        'x',
+      ).options,
+    ).toEqual({ unit: 'tokens', quotaShareConcurrencyLimit: { enabled: true } });
+    const unit = rejection(() =>
+      validateCombo(
+        { name: 'c', strategy: 'quota-share', targets: ['a/m'], options: { unit: 'usd' } },
+        'x',
+      ),
+    );
+    expect(unit.field).toBe('x.options.unit');
+  });
   it('holds options to their ranges', () => {
     const cases: [unknown, string][] = [
       [{ strategy: 'round-robin', options: { stickyLimit: 0 } }, 'x.options.stickyLimit'],

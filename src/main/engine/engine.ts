@@ -30,6 +30,7 @@ import { ResilienceManager } from './resilience/manager';
 import { ShapeRepairs } from './resilience/shape-repair';
 import { SubscriptionService } from './resilience/subscription-service';
 import { loadModelDefaults } from './routing/model-defaults';
+import { FairShare } from './routing/fair-share';
 import { RoutingSignals } from './routing/signals';
 import { Settings } from './settings/settings';
 import { openStore, type SecretCodec, type Store } from './store';
@@ -344,6 +345,10 @@ export function createEngine(opts: EngineOptions): Engine {
     log,
     inFlight: inFlightByConnection,
     routing: new RoutingSignals(opts.random ?? Math.random),
+    share: new FairShare(
+      () => clock.now(),
+      settings.derived((s) => s.number('concurrencyLimit.waitTimeoutMs')),
+    ),
     resilience,
     failoverBudgetMs: settings.derived((s) => s.number('routing.failoverBudgetMs')),
     emergencyFallback: settings.derived((s) => {

@@ -1,6 +1,6 @@
 import type { ComboConfig, ComboOptions, ComboStrategy, ComboTarget } from '../contract';
 import { ValidationError } from '../validation-error';
-import { array, ID_PATTERN, integer, object, oneOf, optional, string } from './values';
+import { array, boolean, ID_PATTERN, integer, object, oneOf, optional, string } from './values';
 
 export const STRATEGIES: readonly ComboStrategy[] = [
   'priority',
@@ -30,6 +30,7 @@ export const STRATEGY_OPTIONS: Readonly<Partial<Record<ComboStrategy, readonly s
   'round-robin': ['stickyLimit'],
   'least-used': ['windowMs'],
   auto: ['weights'],
+  'quota-share': ['unit', 'quotaShareConcurrencyLimit'],
 };
 
 /**
@@ -128,6 +129,17 @@ function validateOptions(value: unknown, field: string, strategy: ComboStrategy)
       );
       if (n !== undefined) out.weights[key] = n;
     }
+  }
+  if (o.unit !== undefined) {
+    out.unit = oneOf<'requests' | 'tokens'>(o.unit, `${field}.unit`, ['requests', 'tokens']);
+  }
+  if (o.quotaShareConcurrencyLimit !== undefined) {
+    const q = object(o.quotaShareConcurrencyLimit, `${field}.quotaShareConcurrencyLimit`, [
+      'enabled',
+    ]);
+    out.quotaShareConcurrencyLimit = {
+      enabled: boolean(q.enabled ?? true, `${field}.quotaShareConcurrencyLimit.enabled`),
+    };
   }
   return out;
 }

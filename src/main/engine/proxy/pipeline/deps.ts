@@ -15,6 +15,7 @@ import type { ResilienceManager } from '../../resilience/manager';
 import type { ShapeRepairSettings, ShapeRepairs } from '../../resilience/shape-repair';
 import type { SubscriptionService } from '../../resilience/subscription-service';
 import type { Candidate } from '../../routing/resolve';
+import type { FairShare } from '../../routing/fair-share';
 import type { RoutingSignals } from '../../routing/signals';
 import type { ThroughputWatchdogOptions } from '../../settings/resilience-defaults';
 import type { UpstreamPools } from '../../upstream/pools';
@@ -73,6 +74,8 @@ export interface PipelineDeps extends FrontDoorDeps {
   events?(r: { code: string; candidate: Candidate; message: string }): void;
   /** What combo strategies decide from (docs/routing.md), fed by every upstream call. */
   routing?: RoutingSignals;
+  /** quota-share's fair sharing of a combo's connections between gateway keys. */
+  share?: FairShare;
   /** Stream throughput watchdog settings (§6) when it is switched on, else null. */
   watchdog?(): ThroughputWatchdogOptions | null;
   /** Request-shape repairs and the heartbeat-proof idle timeout (issue 17). */

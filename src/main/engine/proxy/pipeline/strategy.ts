@@ -1,12 +1,14 @@
 import { createHash } from 'node:crypto';
 import type { ComboConfig } from '../../../../shared/contract';
+import type { ShareTicket } from '../../routing/fair-share';
 import { routeModel } from '../../routing/resolve';
 import type { CallLearning } from '../../routing/signals';
-import { STRATEGY, type StrategyRequest } from '../../routing/strategies';
+import { STRATEGY, type Strategy, type StrategyRequest } from '../../routing/strategies';
+import { ASSUMED_OUTPUT_TOKENS } from '../../routing/strategies/cost';
 import { estimateInputTokens, parseRequest } from '../../translate';
 import type { Attempt, CallOutcome } from './attempt';
-import { bodyOf, type RequestContext, type RequestStage } from './context';
-import { CONTINUE, type Decision, invalid } from './decision';
+import { bodyOf, markClientAbort, type RequestContext, type RequestStage } from './context';
+import { ANSWERED, CONTINUE, type Decision, invalid } from './decision';
 import type { PipelineDeps } from './deps';
 
 function comboOf(ctx: RequestContext): ComboConfig | undefined {
@@ -48,6 +50,92 @@ function strategyRequest(ctx: RequestContext, combo: ComboConfig): StrategyReque
   };
 }
 
+/** The strategy's order and reason, or its refusal (context-optimized). */
+function order(
+  ctx: RequestContext,
+  deps: PipelineDeps,
+  combo: ComboConfig,
+  request: StrategyRequest,
+  decide: Strategy,
+): Decision {
+  const signals = deps.routing!;
+  const now = ctx.now();
+  const view = signals.view(
+    {
+      inFlight: (connection) => deps.inFlight.get(connection) ?? 0,
+      // Cooling or locked out counts too: the attempt stages would only skip it.
+      saturated: (c) =>
+        deps.flow.saturated(c.connection) || deps.resilience.exclusion(c, now) !== null,
+    },
+    ctx.catalog,
+    now,
+  );
+  const result = decide(ctx.candidates, view, request, signals.rng);
+  if ('refuse' in result) {
+    ctx.steps.push(`refused (${result.refuse.code})`);
+    return invalid(result.refuse.code, result.refuse.message, 'messages');
+  }
+  ctx.candidates = result.order;
+  ctx.steps.push(result.reason);
+  const distinct = new Set(result.order.map((c) => c.target.label)).size;
+  signals.routed(combo.name, result.order[0]!.target.label, distinct, now);
+  if (combo.strategy === 'cache-optimized') prefixes.set(ctx, request.prefix());
+  return CONTINUE;
+}
+
+/** Quota-share places held until the request is answered. */
+const tickets = new WeakMap<RequestContext, ShareTicket>();
+
+/** Tokens added to a key's deficit each round when quota-share counts tokens. */
+const TOKEN_QUANTUM = 8192;
+
+/**
+ * quota-share: beyond the combo's summed `maxConcurrent`, a request waits its key's turn (deficit
+ * round robin between gateway keys); one that waits longer than `concurrencyLimit.waitTimeoutMs`
+ * goes ahead anyway. Without a limit on every connection there is nothing to share.
+ */
+function waitForShare(
+  ctx: RequestContext,
+  deps: PipelineDeps,
+  combo: ComboConfig,
+  request: StrategyRequest,
+): Decision | Promise<Decision> {
+  const share = deps.share;
+  if (!share || combo.options?.quotaShareConcurrencyLimit?.enabled === false) return CONTINUE;
+  const limits = new Map(ctx.candidates.map((c) => [c.connection.id, c.connection.maxConcurrent]));
+  if ([...limits.values()].some((n) => !n)) return CONTINUE;
+  const tokens = combo.options?.unit === 'tokens';
+  const abort = new AbortController();
+  const gone = () => abort.abort();
+  const got = share.acquire({
+    combo: combo.name,
+    key: ctx.key?.name ?? '-',
+    cost: tokens ? request.inputTokens() + (request.maxOutputTokens() ?? ASSUMED_OUTPUT_TOKENS) : 1,
+    quantum: tokens ? TOKEN_QUANTUM : 1,
+    capacity: [...limits.values()].reduce((sum: number, n) => sum + (n ?? 0), 0),
+    signal: abort.signal,
+  });
+  if (!(got instanceof Promise)) {
+    tickets.set(ctx, got);
+    return CONTINUE;
+  }
+  ctx.res.once('close', gone);
+  return got.then((outcome) => {
+    ctx.res.off('close', gone);
+    if (outcome.kind === 'cancelled') {
+      markClientAbort(ctx);
+      return ANSWERED;
+    }
+    tickets.set(ctx, outcome.ticket);
+    ctx.steps.push(
+      outcome.kind === 'admitted'
+        ? `waited ${outcome.waitedMs} ms for ${ctx.key ? `key ${ctx.key.name}'s` : 'its'} turn in the share`
+        : `waited ${outcome.waitedMs} ms for a share; went ahead (fail-open)`,
+    );
+    return CONTINUE;
+  });
+}
+
 /** The prefix hash, kept from `run` for `after` (the body is let go once the answer starts). */
 const prefixes = new WeakMap<RequestContext, string | null>();
 
@@ -58,7 +146,7 @@ const prefixes = new WeakMap<RequestContext, string | null>();
  */
 export const strategy: RequestStage = {
   name: 'strategy',
-  run(ctx: RequestContext, deps: PipelineDeps): Decision {
+  run(ctx: RequestContext, deps: PipelineDeps): Decision | Promise<Decision> {
     const signals = deps.routing;
     const combo = comboOf(ctx);
     const decide = combo && STRATEGY[combo.strategy];
@@ -72,31 +160,17 @@ export const strategy: RequestStage = {
     ) {
       return CONTINUE;
     }
-    const now = ctx.now();
     const request = strategyRequest(ctx, combo);
-    const view = signals.view(
-      {
-        inFlight: (connection) => deps.inFlight.get(connection) ?? 0,
-        // Cooling or locked out counts too: the attempt stages would only skip it.
-        saturated: (c) =>
-          deps.flow.saturated(c.connection) || deps.resilience.exclusion(c, now) !== null,
-      },
-      ctx.catalog,
-      now,
+    if (combo.strategy !== 'quota-share') return order(ctx, deps, combo, request, decide);
+    // The wait comes first, so the connections are chosen by their load once it is our turn.
+    const waited = waitForShare(ctx, deps, combo, request);
+    if (!(waited instanceof Promise)) return order(ctx, deps, combo, request, decide);
+    return waited.then((d) =>
+      d.kind === 'continue' ? order(ctx, deps, combo, request, decide) : d,
     );
-    const result = decide(ctx.candidates, view, request, signals.rng);
-    if ('refuse' in result) {
-      ctx.steps.push(`refused (${result.refuse.code})`);
-      return invalid(result.refuse.code, result.refuse.message, 'messages');
-    }
-    ctx.candidates = result.order;
-    ctx.steps.push(result.reason);
-    const distinct = new Set(result.order.map((c) => c.target.label)).size;
-    signals.routed(combo.name, result.order[0]!.target.label, distinct, now);
-    if (combo.strategy === 'cache-optimized') prefixes.set(ctx, request.prefix());
-    return CONTINUE;
   },
   after(ctx: RequestContext, deps: PipelineDeps): void {
+    tickets.get(ctx)?.release();
     const served = ctx.served;
     const combo = served && deps.routing ? comboOf(ctx) : undefined;
     if (!served || !combo || combo.strategy === 'priority') return;

@@ -111,7 +111,7 @@ export function intentOf(c: ComboConfig): string {
     case 'auto':
       return 'the best score of health, latency, error rate, cost and headroom';
     case 'quota-share':
-      return 'the less loaded of two random connections; one at its limit goes last';
+      return 'fair turns between gateway keys, then the less loaded of two random connections';
     default:
       return 'not available in this version';
   }
