@@ -8,6 +8,7 @@ import { Requests } from './pages/requests/Requests';
 import { Resilience } from './pages/resilience/Resilience';
 import { Settings } from './pages/settings/Settings';
 import { SetupWizard } from './pages/setup/SetupWizard';
+import { Usage } from './pages/usage/Usage';
 import { incidents } from './state/model';
 import { connectDashboard, PAGES, type Page, useDashboard } from './state/store';
 
@@ -16,6 +17,7 @@ const TITLES: Record<Page, string> = {
   providers: 'Providers',
   resilience: 'Resilience',
   requests: 'Requests',
+  usage: 'Usage',
   settings: 'Settings',
 };
 
@@ -112,6 +114,7 @@ function CurrentPage() {
       {page === 'providers' && <CombosPage />}
       {page === 'resilience' && <Resilience />}
       {page === 'requests' && <Requests />}
+      {page === 'usage' && <Usage />}
       {page === 'settings' && <Settings />}
     </div>
   );

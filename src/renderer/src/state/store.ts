@@ -16,7 +16,14 @@ import {
 
 export type Startup = { settled: false } | { settled: true; error: StartupError | null };
 
-export const PAGES = ['overview', 'providers', 'resilience', 'requests', 'settings'] as const;
+export const PAGES = [
+  'overview',
+  'providers',
+  'resilience',
+  'requests',
+  'usage',
+  'settings',
+] as const;
 export type Page = (typeof PAGES)[number];
 
 export interface DashboardState extends DashboardModel {
