@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { EngineEvent, RequestLogEntry } from '../../src/shared/contract';
+import { describe, expect, it } from 'vitest';
+import type { RequestLogEntry } from '../../src/shared/contract';
 import { DEFAULT_REPLY_TEXT } from '../support/fake-upstream';
-import { eventually, startGateway, type TestGateway } from '../support/gateway';
+import { eventually } from '../support/gateway';
+import { shapeHarness } from './shape-harness';
 
 // The idle timeout that heartbeats do not reset (RESILIENCE.md §6): 500 ms here, so a stream of
 // heartbeats for 2 s is cut, and one whose content comes every 250 ms is not.
@@ -9,28 +10,17 @@ const IDLE_MS = 500;
 const HEARTBEATS_ONLY = { heartbeats: { count: 40, everyMs: 50 } };
 const SLOW_CONTENT = { heartbeats: { count: 3, everyMs: 50 }, chunks: 6, chunkDelayMs: 250 };
 
-let gw: TestGateway;
-const events: EngineEvent[] = [];
-
-beforeAll(async () => {
-  gw = await startGateway();
-  gw.engine.onEvent((e) => events.push(e));
-});
-afterAll(() => gw.close());
-beforeEach(() => {
-  gw.primary.reset();
-  gw.resetResilience();
+const h = shapeHarness((gw) =>
   gw.engine.admin.updateSettings({
     'timeouts.idleMs': IDLE_MS,
     'streamRecovery.contentIdle': null,
-  });
-  events.length = 0;
-});
+  }),
+);
 
 async function stream(path: string, model: string): Promise<{ res: Response; ms: number }> {
   const anthropic = path === '/v1/messages';
   const started = Date.now();
-  const res = await fetch(`${gw.url}${path}`, {
+  const res = await fetch(`${h.gw.url}${path}`, {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
@@ -75,14 +65,14 @@ function chatText(body: string): string {
 
 async function lastRow(): Promise<RequestLogEntry> {
   const rows = () =>
-    events.flatMap((e) => (e.type === 'request.completed' ? [e.entry as RequestLogEntry] : []));
+    h.events.flatMap((e) => (e.type === 'request.completed' ? [e.entry as RequestLogEntry] : []));
   await eventually(() => rows().length >= 1);
   return rows().at(-1)!;
 }
 
 describe('the idle timeout counts content, not heartbeats', () => {
   it('Chat: a stream of keep-alive comments is cut at the idle timeout with a Chat error event', async () => {
-    gw.primary.script(HEARTBEATS_ONLY);
+    h.gw.primary.script(HEARTBEATS_ONLY);
     const started = Date.now();
     const { res } = await stream('/v1/chat/completions', 'oa/gpt-test');
     expect(res.status).toBe(200);
@@ -101,7 +91,7 @@ describe('the idle timeout counts content, not heartbeats', () => {
   });
 
   it('Anthropic: a stream of pings is cut with an Anthropic error event', async () => {
-    gw.primary.script(HEARTBEATS_ONLY);
+    h.gw.primary.script(HEARTBEATS_ONLY);
     const { res } = await stream('/v1/messages', 'an/claude-test');
     const body = await res.text();
     const last = sseEvents(body).at(-1)!;
@@ -112,8 +102,8 @@ describe('the idle timeout counts content, not heartbeats', () => {
   });
 
   it('translated: pings of an Anthropic upstream cut a Responses client with a Responses error event', async () => {
-    gw.primary.script(HEARTBEATS_ONLY);
-    const res = await fetch(`${gw.url}/v1/responses`, {
+    h.gw.primary.script(HEARTBEATS_ONLY);
+    const res = await fetch(`${h.gw.url}/v1/responses`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'an/claude-test', stream: true, input: 'hi' }),
@@ -128,7 +118,7 @@ describe('the idle timeout counts content, not heartbeats', () => {
   });
 
   it('a slow stream whose content comes every 250 ms is served whole', async () => {
-    gw.primary.script(SLOW_CONTENT);
+    h.gw.primary.script(SLOW_CONTENT);
     const { res } = await stream('/v1/chat/completions', 'oa/gpt-test');
     const body = await res.text();
     expect(chatText(body)).toBe(DEFAULT_REPLY_TEXT);
@@ -137,8 +127,8 @@ describe('the idle timeout counts content, not heartbeats', () => {
   });
 
   it('switched off (streamRecovery.contentIdle=false), heartbeats keep the stream alive as bytes do', async () => {
-    gw.engine.admin.updateSettings({ 'streamRecovery.contentIdle': false });
-    gw.primary.script({ heartbeats: { count: 16, everyMs: 50 } });
+    h.gw.engine.admin.updateSettings({ 'streamRecovery.contentIdle': false });
+    h.gw.primary.script({ heartbeats: { count: 16, everyMs: 50 } });
     const { res } = await stream('/v1/chat/completions', 'oa/gpt-test');
     expect(chatText(await res.text())).toBe(DEFAULT_REPLY_TEXT);
   });

@@ -1,25 +1,12 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { EngineEvent } from '../../src/shared/contract';
-import { startGateway, type TestGateway } from '../support/gateway';
+import { describe, expect, it } from 'vitest';
+import { anthropicError, shapeHarness } from './shape-harness';
 
 // Context editing (issue 17): opt-in; a 400 saying the prompt is too long is retried once with
 // the oldest whole turns removed.
 
-let gw: TestGateway;
-const events: EngineEvent[] = [];
-
-beforeAll(async () => {
-  gw = await startGateway();
-  gw.engine.onEvent((e) => events.push(e));
-});
-afterAll(() => gw.close());
-beforeEach(() => {
-  gw.primary.reset();
-  gw.resetResilience();
-  events.length = 0;
-  gw.engine.admin.updateSettings({ 'shapeRepair.contextEditing': true });
-});
-
+const h = shapeHarness((gw) =>
+  gw.engine.admin.updateSettings({ 'shapeRepair.contextEditing': true }),
+);
 const conversation = [
   { role: 'user', content: 'first' },
   { role: 'assistant', content: 'a1' },
@@ -30,24 +17,12 @@ const conversation = [
   { role: 'user', content: 'latest' },
 ];
 
-const posts = () => gw.primary.requests.filter((r) => r.method === 'POST');
+const posts = () => h.gw.primary.requests.filter((r) => r.method === 'POST');
 
 describe('context editing', () => {
   it('Anthropic: "prompt is too long" → the oldest turns go, the first and the latest stay', async () => {
-    gw.primary.script(
-      {
-        status: 400,
-        body: {
-          type: 'error',
-          error: {
-            type: 'invalid_request_error',
-            message: 'prompt is too long: 250000 tokens > 200000 maximum',
-          },
-        },
-      },
-      {},
-    );
-    const res = await fetch(`${gw.url}/v1/messages`, {
+    h.gw.primary.script(anthropicError('prompt is too long: 250000 tokens > 200000 maximum'), {});
+    const res = await fetch(`${h.gw.url}/v1/messages`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
       body: JSON.stringify({
@@ -67,7 +42,7 @@ describe('context editing', () => {
     expect(kept[0]).toBe('first');
     expect(kept.at(-1)).toBe('latest');
     expect(kept.length).toBeLessThan(7);
-    expect(events).toContainEqual(
+    expect(h.events).toContainEqual(
       expect.objectContaining({ type: 'shape.repaired', mechanism: 'context' }),
     );
   });
@@ -86,19 +61,19 @@ describe('context editing', () => {
       },
     };
     const ask = () =>
-      fetch(`${gw.url}/v1/chat/completions`, {
+      fetch(`${h.gw.url}/v1/chat/completions`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ model: 'oa/gpt-test', messages: conversation }),
       });
-    gw.primary.script(refusal, {});
+    h.gw.primary.script(refusal, {});
     expect((await ask()).status).toBe(200);
     expect(posts()).toHaveLength(2);
     expect(posts()[1]!.body.messages.length).toBeLessThan(7);
 
-    gw.engine.admin.updateSettings({ 'shapeRepair.contextEditing': null });
-    gw.primary.reset();
-    gw.primary.script(refusal, {});
+    h.gw.engine.admin.updateSettings({ 'shapeRepair.contextEditing': null });
+    h.gw.primary.reset();
+    h.gw.primary.script(refusal, {});
     expect((await ask()).status).toBe(400);
     expect(posts()).toHaveLength(1);
   });

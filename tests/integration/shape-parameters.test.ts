@@ -1,47 +1,25 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { EngineEvent, LearnedFixView, Snapshot } from '../../src/shared/contract';
+import { describe, expect, it } from 'vitest';
+import type { LearnedFixView, Snapshot } from '../../src/shared/contract';
 import type { FakeStep, FakeUpstream } from '../support/fake-upstream';
-import { startGateway, type TestGateway } from '../support/gateway';
+import { anthropicError, openaiError, shapeHarness } from './shape-harness';
 
 // Parameter learning and the thinking/effort clamp (issue 17) through the gateway, with each
 // provider's own words: OpenAI (`oa`), Anthropic (`an`), and an OpenAI-compatible provider
 // speaking Groq's wording (`oa2`, on the backup fake).
 
-let gw: TestGateway;
-const events: EngineEvent[] = [];
-
-beforeAll(async () => {
-  gw = await startGateway();
-  gw.engine.onEvent((e) => events.push(e));
-});
-afterAll(() => gw.close());
-beforeEach(async () => {
-  gw.primary.reset();
-  gw.backup.reset();
-  gw.resetResilience();
-  events.length = 0;
+const h = shapeHarness((gw) =>
   gw.engine.admin.updateSettings({
     'shapeRepair.parameterLearning': null,
     'shapeRepair.effortClamp': null,
-  });
-  await gw.admin('/api/resilience/learned-fixes', { method: 'DELETE' });
-});
-
-const openaiError = (message: string, param: string | null, code: string): FakeStep => ({
-  status: 400,
-  body: { error: { message, type: 'invalid_request_error', param, code } },
-});
-const anthropicError = (message: string): FakeStep => ({
-  status: 400,
-  body: { type: 'error', error: { type: 'invalid_request_error', message } },
-});
+  }),
+);
 const groqError = (message: string): FakeStep => ({
   status: 400,
   body: { error: { message, type: 'invalid_request_error' } },
 });
 
 async function chat(model: string, extra: Record<string, unknown>): Promise<Response> {
-  return fetch(`${gw.url}/v1/chat/completions`, {
+  return fetch(`${h.gw.url}/v1/chat/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }], ...extra }),
@@ -49,7 +27,7 @@ async function chat(model: string, extra: Record<string, unknown>): Promise<Resp
 }
 
 async function messages(extra: Record<string, unknown>): Promise<Response> {
-  return fetch(`${gw.url}/v1/messages`, {
+  return fetch(`${h.gw.url}/v1/messages`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
     body: JSON.stringify({
@@ -67,7 +45,7 @@ function bodies(fake: FakeUpstream): any[] {
 }
 
 async function learnt(): Promise<LearnedFixView[]> {
-  return (await (await gw.admin('/api/resilience/learned-fixes')).json()) as LearnedFixView[];
+  return (await (await h.gw.admin('/api/resilience/learned-fixes')).json()) as LearnedFixView[];
 }
 
 interface Case {
@@ -84,7 +62,7 @@ interface Case {
 const CASES: Case[] = [
   {
     name: 'OpenAI: max_tokens renamed to max_completion_tokens',
-    fake: () => gw.primary,
+    fake: () => h.gw.primary,
     send: () => chat('oa/gpt-test', { max_tokens: 300 }),
     refusal: openaiError(
       "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
@@ -100,7 +78,7 @@ const CASES: Case[] = [
   },
   {
     name: 'OpenAI: temperature on a reasoning model dropped',
-    fake: () => gw.primary,
+    fake: () => h.gw.primary,
     send: () => chat('oa/gpt-test', { temperature: 0.2 }),
     refusal: openaiError(
       "Unsupported value: 'temperature' does not support 0.2 with this model. Only the default (1) value is supported.",
@@ -113,7 +91,7 @@ const CASES: Case[] = [
   },
   {
     name: 'OpenAI: reasoning_effort clamped to the highest level the error lists',
-    fake: () => gw.primary,
+    fake: () => h.gw.primary,
     send: () => chat('oa/gpt-test', { reasoning_effort: 'xhigh' }),
     refusal: openaiError(
       "Unsupported value: 'reasoning_effort' does not support 'xhigh' with this model. Supported values are: 'low', 'medium', and 'high'.",
@@ -126,7 +104,7 @@ const CASES: Case[] = [
   },
   {
     name: 'Anthropic: top_p dropped when temperature is set too',
-    fake: () => gw.primary,
+    fake: () => h.gw.primary,
     send: () => messages({ temperature: 0.5, top_p: 0.9 }),
     refusal: anthropicError(
       '`temperature` and `top_p` cannot both be specified for this model. Please use only one.',
@@ -140,7 +118,7 @@ const CASES: Case[] = [
   },
   {
     name: 'Anthropic: max_tokens clamped to the maximum the error states',
-    fake: () => gw.primary,
+    fake: () => h.gw.primary,
     send: () => messages({ max_tokens: 100000 }),
     refusal: anthropicError(
       'max_tokens: 100000 > 64000, which is the maximum allowed number of output tokens for claude-test',
@@ -151,7 +129,7 @@ const CASES: Case[] = [
   },
   {
     name: 'Anthropic: a thinking budget below the minimum raised to it',
-    fake: () => gw.primary,
+    fake: () => h.gw.primary,
     send: () => messages({ thinking: { type: 'enabled', budget_tokens: 500 } }),
     refusal: anthropicError(
       'thinking.budget_tokens: Input should be greater than or equal to 1024',
@@ -162,7 +140,7 @@ const CASES: Case[] = [
   },
   {
     name: 'OpenAI-compatible (Groq): parallel_tool_calls dropped',
-    fake: () => gw.backup,
+    fake: () => h.gw.backup,
     send: () => chat('oa2/gpt-backup', { parallel_tool_calls: false }),
     refusal: groqError(
       "property 'parallel_tool_calls' is unsupported, did you mean 'tool_choice'?",
@@ -173,7 +151,7 @@ const CASES: Case[] = [
   },
   {
     name: 'OpenAI-compatible (Groq): max_tokens clamped to the stated maximum',
-    fake: () => gw.backup,
+    fake: () => h.gw.backup,
     send: () => chat('oa2/gpt-backup', { max_tokens: 50000 }),
     refusal: groqError(
       '`max_tokens` must be less than or equal to `8192`, the maximum value for `max_tokens` is less than the `context_window` for this model',
@@ -197,7 +175,7 @@ describe('a refused shape is repaired once, remembered, and sent right the next 
       expect(bodies(fake)).toHaveLength(2);
       c.before(refused);
       c.after(corrected);
-      expect(events.filter((e) => e.type === 'shape.repaired')).toHaveLength(1);
+      expect(h.events.filter((e) => e.type === 'shape.repaired')).toHaveLength(1);
 
       // The next request is sent corrected at once.
       const second = await c.send();
@@ -206,14 +184,14 @@ describe('a refused shape is repaired once, remembered, and sent right the next 
       expect(bodies(fake)).toHaveLength(3);
       c.after(bodies(fake)[2]);
       // No cooldown, no breaker failure: a repaired request is one successful attempt.
-      expect(events.some((e) => e.type === 'connection.cooldown')).toBe(false);
+      expect(h.events.some((e) => e.type === 'connection.cooldown')).toBe(false);
     });
   }
 });
 
 describe('learnt fixes', () => {
   it('survive a restart, are listed, and can be cleared', async () => {
-    gw.primary.script(
+    h.gw.primary.script(
       openaiError(
         "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
         'max_tokens',
@@ -222,8 +200,8 @@ describe('learnt fixes', () => {
       {},
     );
     expect((await chat('oa/gpt-test', { max_tokens: 300 })).status).toBe(200);
-    await gw.restart();
-    gw.engine.onEvent((e) => events.push(e));
+    await h.gw.restart();
+    h.listen();
     expect(await learnt()).toMatchObject([
       {
         provider: 'oa',
@@ -235,20 +213,20 @@ describe('learnt fixes', () => {
       },
     ]);
     // The dashboard reads them from the snapshot.
-    const state = (await (await gw.admin('/api/state')).json()) as Snapshot;
+    const state = (await (await h.gw.admin('/api/state')).json()) as Snapshot;
     expect(state.learnedFixes).toMatchObject([{ provider: 'oa', param: 'max_tokens' }]);
-    gw.primary.reset();
+    h.gw.primary.reset();
     expect((await chat('oa/gpt-test', { max_tokens: 300 })).status).toBe(200);
-    expect(bodies(gw.primary)).toHaveLength(1);
-    expect(bodies(gw.primary)[0].max_completion_tokens).toBe(300);
+    expect(bodies(h.gw.primary)).toHaveLength(1);
+    expect(bodies(h.gw.primary)[0].max_completion_tokens).toBe(300);
 
-    events.length = 0;
-    const cleared = await gw.admin('/api/resilience/learned-fixes?provider=oa&model=gpt-test', {
+    h.events.length = 0;
+    const cleared = await h.gw.admin('/api/resilience/learned-fixes?provider=oa&model=gpt-test', {
       method: 'DELETE',
     });
     expect(await cleared.json()).toEqual({ cleared: 1 });
     expect(await learnt()).toEqual([]);
-    expect(events).toContainEqual(
+    expect(h.events).toContainEqual(
       expect.objectContaining({
         type: 'shape.forgotten',
         provider: 'oa',
@@ -256,13 +234,13 @@ describe('learnt fixes', () => {
         count: 1,
       }),
     );
-    gw.primary.reset();
+    h.gw.primary.reset();
     await chat('oa/gpt-test', { max_tokens: 300 });
-    expect(bodies(gw.primary)[0].max_tokens).toBe(300);
+    expect(bodies(h.gw.primary)[0].max_tokens).toBe(300);
   });
 
   it('an unknown 400 is relayed unchanged after one request', async () => {
-    gw.primary.script(
+    h.gw.primary.script(
       openaiError("Invalid 'messages[0].content': string too long.", 'messages[0].content', 'x'),
     );
     const res = await chat('oa/gpt-test', { temperature: 0.2 });
@@ -270,13 +248,13 @@ describe('learnt fixes', () => {
     expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(
       /string too long/,
     );
-    expect(bodies(gw.primary)).toHaveLength(1);
+    expect(bodies(h.gw.primary)).toHaveLength(1);
     expect(await learnt()).toEqual([]);
   });
 
   it('switched off, the 400 is relayed and nothing is learnt', async () => {
-    gw.engine.admin.updateSettings({ 'shapeRepair.parameterLearning': false });
-    gw.primary.script(
+    h.gw.engine.admin.updateSettings({ 'shapeRepair.parameterLearning': false });
+    h.gw.primary.script(
       openaiError(
         "Unsupported parameter: 'temperature' is not supported with this model.",
         'temperature',
@@ -285,7 +263,7 @@ describe('learnt fixes', () => {
     );
     const res = await chat('oa/gpt-test', { temperature: 0.2 });
     expect(res.status).toBe(400);
-    expect(bodies(gw.primary)).toHaveLength(1);
+    expect(bodies(h.gw.primary)).toHaveLength(1);
     expect(await learnt()).toEqual([]);
   });
 
@@ -295,9 +273,13 @@ describe('learnt fixes', () => {
       'reasoning_effort',
       'invalid_value',
     );
-    gw.primary.script(refusal, refusal, refusal, {});
+    h.gw.primary.script(refusal, refusal, refusal, {});
     const res = await chat('oa/gpt-test', { reasoning_effort: 'xhigh' });
     expect(res.status).toBe(400);
-    expect(bodies(gw.primary).map((b) => b.reasoning_effort)).toEqual(['xhigh', 'high', 'medium']);
+    expect(bodies(h.gw.primary).map((b) => b.reasoning_effort)).toEqual([
+      'xhigh',
+      'high',
+      'medium',
+    ]);
   });
 });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Snapshot } from '../../src/shared/contract';
 import { unifiedHeaders } from '../support/fake-upstream';
 import { startGateway, type TestGateway } from '../support/gateway';
+import { anthropicError } from './shape-harness';
 
 // A repair is one attempt's internal retry inside the upstream call, so the subscription limit
 // check, which runs after it (RESILIENCE.md §2), still intercepts a limit 429 that arrives
@@ -34,17 +35,9 @@ describe('a limit 429 during a repair', () => {
   it('is answered by the lane on the same connection, and the body stays repaired', async () => {
     const reset = Math.floor(Date.now() / 1000) + 3600;
     gw.primary.script(
-      {
-        status: 400,
-        body: {
-          type: 'error',
-          error: {
-            type: 'invalid_request_error',
-            message:
-              '`temperature` and `top_p` cannot both be specified for this model. Please use only one.',
-          },
-        },
-      },
+      anthropicError(
+        '`temperature` and `top_p` cannot both be specified for this model. Please use only one.',
+      ),
       {
         status: 429,
         headers: unifiedHeaders({ status: 'rejected', reset, slowOffer: 'treatment' }),

@@ -1,27 +1,12 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { EngineEvent } from '../../src/shared/contract';
-import { startGateway, type TestGateway } from '../support/gateway';
+import { describe, expect, it } from 'vitest';
+import type { TestGateway } from '../support/gateway';
+import { shapeHarness } from './shape-harness';
 
 // Tool-count limit (issue 17): a 400 stating a maximum number of tools is remembered per provider
 // and model; later requests with more tools fail over to a target without the limit, or get a
 // clear 400 naming it, before any upstream call.
 
-let gw: TestGateway;
-const events: EngineEvent[] = [];
-
-beforeAll(async () => {
-  gw = await startGateway();
-  gw.engine.onEvent((e) => events.push(e));
-});
-afterAll(() => gw.close());
-beforeEach(async () => {
-  gw.primary.reset();
-  gw.backup.reset();
-  gw.resetResilience();
-  events.length = 0;
-  await gw.admin('/api/resilience/learned-fixes', { method: 'DELETE' });
-});
-
+const h = shapeHarness();
 const tools = (n: number) =>
   Array.from({ length: n }, (_, i) => ({
     type: 'function',
@@ -29,7 +14,7 @@ const tools = (n: number) =>
   }));
 
 function chat(model: string, toolCount: number): Promise<Response> {
-  return fetch(`${gw.url}/v1/chat/completions`, {
+  return fetch(`${h.gw.url}/v1/chat/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({
@@ -44,7 +29,7 @@ const posts = (fake: TestGateway['primary']) => fake.requests.filter((r) => r.me
 
 describe('a provider that states a tool limit', () => {
   it('OpenAI wording: remembered; more tools fail over, or get a clear 400 with no upstream call', async () => {
-    gw.primary.script({
+    h.gw.primary.script({
       status: 400,
       body: {
         error: {
@@ -58,7 +43,7 @@ describe('a provider that states a tool limit', () => {
     });
     const first = await chat('oa/gpt-test', 3);
     expect(first.status).toBe(400); // the provider's own answer, relayed
-    expect(events).toContainEqual(
+    expect(h.events).toContainEqual(
       expect.objectContaining({
         type: 'shape.tool_limit',
         provider: 'oa',
@@ -71,8 +56,8 @@ describe('a provider that states a tool limit', () => {
     const viaCombo = await chat('coder', 3);
     expect(viaCombo.status).toBe(200);
     expect(viaCombo.headers.get('x-breakwater-decision')).toMatch(/skipped \(tool_limit\)/);
-    expect(posts(gw.primary)).toHaveLength(1);
-    expect(posts(gw.backup)).toHaveLength(1);
+    expect(posts(h.gw.primary)).toHaveLength(1);
+    expect(posts(h.gw.backup)).toHaveLength(1);
 
     // No target left without the limit: a 400 naming it, and no upstream call.
     const direct = await chat('oa/gpt-test', 3);
@@ -80,15 +65,15 @@ describe('a provider that states a tool limit', () => {
     const body = (await direct.json()) as { error: { code: string; message: string } };
     expect(body.error.code).toBe('too_many_tools');
     expect(body.error.message).toMatch(/3 tools.*at most 2/);
-    expect(posts(gw.primary)).toHaveLength(1);
+    expect(posts(h.gw.primary)).toHaveLength(1);
 
     // Within the limit, the request goes as usual.
     expect((await chat('oa/gpt-test', 2)).status).toBe(200);
-    expect(posts(gw.primary)).toHaveLength(2);
+    expect(posts(h.gw.primary)).toHaveLength(2);
   });
 
   it('Anthropic and Groq wordings are read too, and the limit survives a restart', async () => {
-    gw.primary.script({
+    h.gw.primary.script({
       status: 400,
       body: {
         type: 'error',
@@ -98,13 +83,13 @@ describe('a provider that states a tool limit', () => {
         },
       },
     });
-    gw.backup.script({
+    h.gw.backup.script({
       status: 400,
       body: {
         error: { message: "'tools' : maximum number of items is 1", type: 'invalid_request_error' },
       },
     });
-    await fetch(`${gw.url}/v1/messages`, {
+    await fetch(`${h.gw.url}/v1/messages`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
       body: JSON.stringify({
@@ -118,8 +103,8 @@ describe('a provider that states a tool limit', () => {
       }),
     });
     await chat('oa2/gpt-backup', 2);
-    await gw.restart();
-    const learnt = (await (await gw.admin('/api/resilience/learned-fixes')).json()) as {
+    await h.gw.restart();
+    const learnt = (await (await h.gw.admin('/api/resilience/learned-fixes')).json()) as {
       provider: string;
       fix: string;
     }[];
@@ -129,6 +114,6 @@ describe('a provider that states a tool limit', () => {
     ]);
     const refused = await chat('oa2/gpt-backup', 2);
     expect(refused.status).toBe(400);
-    expect(posts(gw.backup)).toHaveLength(1);
+    expect(posts(h.gw.backup)).toHaveLength(1);
   });
 });
