@@ -337,6 +337,38 @@ describe('the desktop main process, run for real against a fake electron', () =>
     expect((await invoke(packaged, IpcChannel.getStartupError)).data).toBeNull();
   });
 
+  it('#12 a key sealed by the desktop app: breakwater serve on the same data folder says why it cannot read it', async () => {
+    const config = join(dir, 'config.json');
+    writeFileSync(
+      config,
+      JSON.stringify({
+        providers: [
+          {
+            id: 'p',
+            format: 'openai',
+            baseUrl: 'http://127.0.0.1:9/v1',
+            authClass: 'api_key',
+            connections: [{ id: 'p-1', apiKey: 'sk-test-sealed-0123456789' }],
+            models: ['m'],
+          },
+        ],
+      }),
+    );
+    const f = await launch({ platform: 'linux', args: ['--config', config] });
+    f.electron.app.quit();
+    await f.exit;
+    fake = null;
+    const { createEngine } = await import('../../src/main/engine/index');
+    const errors: string[] = [];
+    const log = { debug() {}, info() {}, warn() {}, error: (m: string) => errors.push(m) };
+    const headless = createEngine({ dataDir: join(dir, 'data'), port: 0, log });
+    await headless.stop();
+    expect(errors.join('\n')).toMatch(
+      /p-1: its key was sealed with the OS keychain by the Breakwater desktop app/,
+    );
+    expect(errors.join('\n')).not.toContain('sk-test-sealed');
+  });
+
   it('remembers where the window was', async () => {
     const f = await launch();
     f.windows[0]?.emit('resize');
