@@ -13,8 +13,8 @@ import type {
 import type { Catalog } from '../config/catalog';
 import {
   checkSubscriptionProvider,
-  ValidationError,
   targetRefOf,
+  ValidationError,
   validateCombo,
   validateConnection,
   validateProvider,

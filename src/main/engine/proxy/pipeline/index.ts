@@ -21,8 +21,8 @@ import { pause } from './pause';
 import { plan } from './plan';
 import { record } from './record';
 import { route } from './route';
-import { strategy } from './strategy';
 import { runDoor } from './run';
+import { strategy } from './strategy';
 import { toolLimit } from './tool-limit';
 import { translate } from './translate';
 
