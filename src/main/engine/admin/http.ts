@@ -3,8 +3,6 @@ import type { EngineEvent, Snapshot } from '../../../shared/contract';
 import { readBody } from '../wire/body';
 import { checkAdminToken, isJsonContentType } from '../wire/guard';
 import { sendAdminError, sendJson } from '../wire/json-answer';
-import { streamEvents } from './event-stream';
-import { learnedFixRoutes } from './learned-fixes';
 import {
   createKey,
   type KeyOperations,
@@ -15,6 +13,8 @@ import {
   usageQueryOf,
   usageReport,
 } from './keys';
+import { streamEvents } from './event-stream';
+import { learnedFixRoutes } from './learned-fixes';
 import {
   AdminError,
   type AdminOperations,
