@@ -1,19 +1,14 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { killCliRuns, listening, runCli } from '../support/cli-run';
 import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream';
 import { standardConfig } from '../support/gateway';
-
-const ROOT = resolve(__dirname, '../..');
-const TSX = join(ROOT, 'node_modules/.bin/tsx');
-const CLI = join(ROOT, 'src/main/cli.ts');
 
 let up: FakeUpstream;
 let dir: string;
 let configFile: string;
-const children: ChildProcess[] = [];
 
 beforeAll(async () => {
   up = await startFakeUpstream();
@@ -21,48 +16,14 @@ beforeAll(async () => {
   configFile = join(dir, 'breakwater.json');
   writeFileSync(configFile, JSON.stringify(standardConfig(up, up)));
 });
-afterEach(() => {
-  for (const c of children.splice(0)) if (c.exitCode === null) c.kill('SIGKILL');
-});
+afterEach(killCliRuns);
 afterAll(async () => {
   await up.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
-interface Run {
-  child: ChildProcess;
-  stdout: () => string;
-  stderr: () => string;
-  exited: Promise<number | null>;
-}
-
-function run(args: string[], env: NodeJS.ProcessEnv = {}): Run {
-  const child = spawn(TSX, [CLI, ...args], {
-    env: { ...process.env, BREAKWATER_ADMIN_TOKEN: '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (c: Buffer) => {
-    out += c.toString();
-  });
-  child.stderr!.on('data', (c: Buffer) => {
-    err += c.toString();
-  });
-  const exited = new Promise<number | null>((res) => child.once('exit', (code) => res(code)));
-  return { child, stdout: () => out, stderr: () => err, exited };
-}
-
-async function listening(r: Run): Promise<string> {
-  const end = Date.now() + 15_000;
-  while (Date.now() < end) {
-    const m = /Breakwater listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(r.stdout());
-    if (m) return m[1]!;
-    if (r.child.exitCode !== null) throw new Error(`exited early: ${r.stderr()}`);
-    await new Promise((res) => setTimeout(res, 50));
-  }
-  throw new Error(`never listened: ${r.stderr()}`);
+function run(args: string[], env: NodeJS.ProcessEnv = {}) {
+  return runCli(args, { ...process.env, BREAKWATER_ADMIN_TOKEN: '', ...env });
 }
 
 describe('breakwater serve', () => {

@@ -1,59 +1,21 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createEngine } from '../../src/main/engine/engine';
 import { createStderrLogger } from '../../src/main/engine/logger';
+import { killCliRuns, listening, runCli } from '../support/cli-run';
 
 const ROOT = resolve(__dirname, '../..');
-const TSX = join(ROOT, 'node_modules/.bin/tsx');
-const CLI = join(ROOT, 'src/main/cli.ts');
 const FIXTURES = join(ROOT, 'tests/fixtures/import');
 
 const dir = mkdtempSync(join(tmpdir(), 'bw-init-'));
-const children: ChildProcess[] = [];
-afterEach(() => {
-  for (const c of children.splice(0)) if (c.exitCode === null) c.kill('SIGKILL');
-});
+afterEach(killCliRuns);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-interface Run {
-  child: ChildProcess;
-  stdout: () => string;
-  stderr: () => string;
-  exited: Promise<number | null>;
-}
-
 /** The CLI with a clean environment: only the variables the test names. */
-function run(args: string[], env: NodeJS.ProcessEnv = {}): Run {
-  const child = spawn(TSX, [CLI, ...args], {
-    env: { PATH: process.env.PATH, HOME: dir, BREAKWATER_ADMIN_TOKEN: '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (c: Buffer) => {
-    out += c.toString();
-  });
-  child.stderr!.on('data', (c: Buffer) => {
-    err += c.toString();
-  });
-  const exited = new Promise<number | null>((res) => child.once('exit', (code) => res(code)));
-  return { child, stdout: () => out, stderr: () => err, exited };
-}
-
-async function listening(r: Run): Promise<string> {
-  const end = Date.now() + 20_000;
-  while (Date.now() < end) {
-    const m = /Breakwater listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(r.stdout());
-    if (m) return m[1]!;
-    if (r.child.exitCode !== null) throw new Error(`exited early: ${r.stderr()}`);
-    await new Promise((res) => setTimeout(res, 50));
-  }
-  throw new Error(`never listened: ${r.stderr()}`);
-}
+const run = (args: string[], env: NodeJS.ProcessEnv = {}) =>
+  runCli(args, { PATH: process.env.PATH, HOME: dir, BREAKWATER_ADMIN_TOKEN: '', ...env });
 
 describe('breakwater init', () => {
   it('--yes writes a config of the keys found, by reference only, that starts the gateway', async () => {
@@ -79,7 +41,7 @@ describe('breakwater init', () => {
       ['serve', '--config', out, '--port', '0', '--data-dir', join(dir, 'data-init')],
       env,
     );
-    const url = await listening(serve);
+    const url = await listening(serve, 20_000);
     const models = (await (await fetch(`${url}/v1/models`)).json()) as { data: { id: string }[] };
     expect(models.data.map((m) => m.id)).toEqual(expect.arrayContaining(['coder', 'openai/gpt-5']));
     serve.child.kill('SIGTERM');
@@ -88,7 +50,7 @@ describe('breakwater init', () => {
     const again = run(['init', '--yes', '--out', out], env);
     expect(await again.exited).toBe(2);
     expect(again.stderr()).toMatch(/exists; pass another --out/);
-  }, 60_000);
+  }, 120_000);
 });
 
 describe('breakwater import', () => {
@@ -108,7 +70,7 @@ describe('breakwater import', () => {
     expect(r.stdout()).toMatch(/Skipped:\n {2}model_list\[4\] bedrock-claude: /);
     expect(r.stdout() + r.stderr()).not.toMatch(/secret|sk-litellm-master/);
     expect(existsSync(dataDir)).toBe(false);
-  }, 30_000);
+  }, 60_000);
 
   it('writes providers, connections, combos and settings into the data dir, as serve reads them', async () => {
     const dataDir = join(dir, 'data-import');
@@ -136,7 +98,7 @@ describe('breakwater import', () => {
     } finally {
       await engine.stop({ graceMs: 0 });
     }
-  }, 30_000);
+  }, 60_000);
 
   it('refuses a broken file with the line and the reason, and an unknown tool', async () => {
     const broken = join(dir, 'broken.json');
@@ -149,5 +111,5 @@ describe('breakwater import', () => {
     expect(u.stderr()).toMatch(
       /import needs a tool: omniroute, claude-code-router, litellm, cc-switch/,
     );
-  }, 30_000);
+  }, 60_000);
 });
