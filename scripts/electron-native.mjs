@@ -55,6 +55,17 @@ function defaultRun(command, args, cwd) {
   });
 }
 
+/** Runs a node tool whose script `locate()` finds; a tool that is not installed is a failed step. */
+function runTool(run, locate, args, cwd) {
+  let script;
+  try {
+    script = locate();
+  } catch (err) {
+    return { status: null, error: new Error(`not installed (${err.message.split('\n')[0]})`) };
+  }
+  return run(process.execPath, [script, ...args], cwd);
+}
+
 function why(result) {
   if (result.error) return result.error.code === 'ETIMEDOUT' ? 'timed out' : result.error.message;
   const lines = `${result.stderr ?? ''}\n${result.stdout ?? ''}`
@@ -88,22 +99,18 @@ export function ensureElectronBinding(t, run = defaultRun) {
   const runtime = [`--runtime=electron`, `--target=${t.electronVersion}`, `--arch=${t.arch}`];
   const attempts = [];
   try {
-    const fetched = run(
-      process.execPath,
-      [t.prebuildInstall(), ...runtime, `--platform=${t.platform}`],
+    const fetched = runTool(
+      run,
+      t.prebuildInstall,
+      [...runtime, `--platform=${t.platform}`],
       staging,
     );
     if (fetched.status !== 0 || !existsSync(built)) {
       attempts.push(`prebuilt download: ${why(fetched)}`);
-      const compiled = run(
-        process.execPath,
-        [
-          t.nodeGyp(),
-          'rebuild',
-          '--release',
-          ...runtime,
-          '--dist-url=https://electronjs.org/headers',
-        ],
+      const compiled = runTool(
+        run,
+        t.nodeGyp,
+        ['rebuild', '--release', ...runtime, '--dist-url=https://electronjs.org/headers'],
         staging,
       );
       if (compiled.status !== 0 || !existsSync(built)) {

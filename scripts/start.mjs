@@ -104,8 +104,12 @@ function electronBinding() {
   say(
     `first desktop start: getting better-sqlite3 for Electron ${target.electronVersion} (a prebuilt download, else a build from source; once)`,
   );
-  const made = ensureElectronBinding(target);
-  return made.ok ? { file: made.file } : { reason: made.reason };
+  try {
+    const made = ensureElectronBinding(target);
+    return made.ok ? { file: made.file } : { reason: made.reason };
+  } catch (err) {
+    return { reason: `could not prepare better-sqlite3 for Electron (${String(err)})` };
+  }
 }
 
 async function main(args) {

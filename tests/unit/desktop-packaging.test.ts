@@ -11,6 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const NODE_BUILD = 'node-abi-115-build';
+const require = createRequire(import.meta.url);
 
 // The scripts are plain .mjs run by node; imported by URL so the typecheck does not need them typed.
 type Run = (command: string, args: string[], cwd: string) => { status: number | null };
@@ -139,6 +140,13 @@ describe('the Electron build of better-sqlite3 (npm start and npm run package)',
     const result = native.ensureElectronBinding(target(root), run);
     expect(seen).toEqual(['/fake/prebuild-install/bin.js', '/fake/node-gyp/bin/node-gyp.js']);
     expect(readFileSync(result.file, 'utf8')).toBe('compiled');
+  });
+
+  it('counts a tool that is not installed as a failed step, not a crash', () => {
+    const t = { ...target(root), nodeGyp: () => require('node-gyp-is-not-here') };
+    const result = native.ensureElectronBinding(t, () => ({ status: 1 }));
+    expect(result.ok).toBe(false);
+    expect(result.reason).toMatch(/build from source: not installed/);
   });
 
   it('says why both ways failed and leaves nothing half-made', () => {
