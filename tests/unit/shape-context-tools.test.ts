@@ -41,7 +41,7 @@ describe('context editing: the pure trim', () => {
     ];
     const out = trimConversation({ model: 'm', messages }, null);
     expect(out?.removed).toBe(1); // half of the two droppable turns
-    expect((out?.body.messages as { content: string }[]).map((m) => m.content)).toEqual([
+    expect((out!.body.messages as { content: string }[]).map((m) => m.content)).toEqual([
       'sys',
       'first',
       'a1',

@@ -13,8 +13,8 @@ import {
   usageQueryOf,
   usageReport,
 } from './keys';
-import { streamEvents } from './event-stream';
 import { learnedFixRoutes } from './learned-fixes';
+import { streamEvents } from './event-stream';
 import {
   AdminError,
   type AdminOperations,

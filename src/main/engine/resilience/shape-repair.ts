@@ -1,7 +1,7 @@
 // Request-shape repairs (issue 17): which fix a refused request gets (decideShapeRepair, pure),
 // and the fixes learnt so far per provider and model (ShapeRepairs), applied to every later
 // request so it is sent right the first time, persisted in batches off the request path.
-import type { EngineEvent, LearnedFixView, ShapeMechanism } from '../../../shared/contract';
+import type { EngineEvent, LearnedFixView } from '../../../shared/contract';
 import type { Logger } from '../logger';
 import type { LearnedFixRepo, LearnedFixRow } from '../store';
 import { DeferredFlush } from './deferred-flush';
