@@ -50,7 +50,12 @@ const PROMPT = 'What is the secret word in notes.txt?';
 /** How each agent runs one prompt headless, and a tool of its own the fake asks it to call. */
 const AGENT: Record<
   AgentId,
-  { args: string[]; tool: (work: string) => { name: string; arguments: Record<string, unknown> } }
+  {
+    args: string[];
+    tool: (work: string) => { name: string; arguments: Record<string, unknown> };
+    /** Requests it sends before the turn's own (opencode titles the session first). */
+    before?: number;
+  }
 > = {
   'claude-code': {
     args: ['-p', PROMPT, '--allowedTools', 'Read'],
@@ -63,6 +68,7 @@ const AGENT: Record<
   opencode: {
     args: ['run', PROMPT],
     tool: (work) => ({ name: 'read', arguments: { filePath: `${work}/notes.txt` } }),
+    before: 1,
   },
   'qwen-code': {
     args: ['-p', PROMPT, '--yolo'],
@@ -116,12 +122,16 @@ describe.each(AGENT_IDS)('%s through the gateway', (agent) => {
 
         gw.primary.reset();
         gw.primary.setDefault({ text: 'The secret word is TOOL-TURN-OK.' });
-        gw.primary.script({ toolCalls: [{ id: 'call_bw_1', ...AGENT[agent].tool(box.work) }] });
+        const side = Array.from({ length: AGENT[agent].before ?? 0 }, () => ({ text: 'Notes' }));
+        gw.primary.script(...side, {
+          toolCalls: [{ id: 'call_bw_1', ...AGENT[agent].tool(box.work) }],
+        });
         const tool = await turn();
         expect(tool.stdout, tool.stderr).toContain('TOOL-TURN-OK');
         expect(gw.primary.requests.some((r) => answersCall(r, 'call_bw_1'))).toBe(true);
+        // Claude Code also counts tokens (`/v1/messages/count_tokens`).
         const wanted = format === 'anthropic' ? '/v1/messages' : '/v1/chat/completions';
-        expect(gw.primary.requests.every((r) => r.path === wanted)).toBe(true);
+        expect(gw.primary.requests.every((r) => r.path.startsWith(wanted))).toBe(true);
       } finally {
         box.dispose();
       }
