@@ -72,8 +72,14 @@ function why(result) {
     .split('\n')
     .map((l) => l.trim())
     .filter(Boolean);
-  const line = lines.find((l) => /error|ERR!/i.test(l)) ?? lines.at(-1);
-  return (line ?? `exit code ${result.status}`).slice(0, 200);
+  // node-gyp spreads its cause (no network, no compiler, no Python) over `ERR! stack` lines
+  // before the call stack itself.
+  const stack = lines
+    .filter((l) => /ERR! stack /.test(l) && !/ERR! stack\s+at /.test(l))
+    .map((l) => l.replace(/^.*ERR! stack\s*/, ''))
+    .join(' ');
+  const line = stack || lines.find((l) => /ERR!|error/i.test(l)) || lines.at(-1);
+  return (line || `exit code ${result.status}`).slice(0, 240);
 }
 
 /**
