@@ -626,6 +626,8 @@ export interface ConnectionTestResult {
   latencyMs: number;
   /** What happened, safe to show (the secret is never included). */
   message: string;
+  /** The model ids a 2xx models list named (`{ data: [{ id }] }`), for picking instead of typing. */
+  models?: string[];
 }
 
 // ---------------------------------------------------------------------------

@@ -41,7 +41,7 @@ describe('breakwater init', () => {
       ['serve', '--config', out, '--port', '0', '--data-dir', join(dir, 'data-init')],
       env,
     );
-    const url = await listening(serve, 20_000);
+    const url = await listening(serve, 40_000);
     const models = (await (await fetch(`${url}/v1/models`)).json()) as { data: { id: string }[] };
     expect(models.data.map((m) => m.id)).toEqual(expect.arrayContaining(['coder', 'openai/gpt-5']));
     serve.child.kill('SIGTERM');

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testConnection } from '../../src/main/engine/admin/connection-test';
 import { presetList } from '../../src/main/engine/admin/setup';
 import { checkPreset, loadPresets } from '../../src/main/engine/config/presets';
 import { validateConfig } from '../../src/main/engine/config/validate';
@@ -139,6 +140,16 @@ describe('detection of keys and local servers', () => {
       'llama3.1:8b',
     ]);
     expect(JSON.stringify(found)).not.toContain('sk-test-secret');
+  });
+
+  it("the connection test lists the provider's live models, for picking instead of typing", async () => {
+    const result = await testConnection({
+      provider: { id: 'ollama', format: 'openai-chat', baseUrl: url, authClass: 'local' },
+      connection: { id: 'ollama-1', apiKeyEnv: null },
+      secret: null,
+    });
+    expect(result).toMatchObject({ ok: true, models: ['qwen2.5-coder:7b', 'llama3.1:8b'] });
+    expect(result.message).toMatch(/2 models listed/);
   });
 
   it('finds nothing with no variables and no server answering', async () => {

@@ -7,6 +7,7 @@ import type { request } from 'undici';
 import type { ConnectionTestResult } from '../../../shared/contract';
 import type { CatalogConnection, CatalogProvider } from '../config/catalog';
 import { redactSecrets } from '../logger';
+import { modelIdsOf } from '../setup/detect';
 import { classifyAttemptError, readBounded } from '../upstream/attempt';
 import { credentialHeaders } from '../upstream/headers';
 import { readUpstreamError } from '../upstream/upstream-errors';
@@ -72,10 +73,10 @@ function upstreamText(raw: Buffer, secrets: readonly string[]): string | null {
   return message === '' ? null : message;
 }
 
-function modelCount(raw: Buffer): number | null {
+/** The ids of a models-list answer, for the setup wizard's model pickers; null if not a list. */
+function listedModels(raw: Buffer): string[] | null {
   try {
-    const parsed = JSON.parse(raw.toString('utf8')) as { data?: unknown };
-    return Array.isArray(parsed?.data) ? parsed.data.length : null;
+    return modelIdsOf(JSON.parse(raw.toString('utf8')));
   } catch {
     return null;
   }
@@ -165,13 +166,15 @@ export async function testConnection(
     const latencyMs = latency();
     const status = res.statusCode;
     if (status >= 200 && status < 300) {
-      const count = modelCount(raw);
+      const models = listedModels(raw);
+      const count = models?.length ?? null;
       const listed = count === null ? '' : ` (${count} model${count === 1 ? '' : 's'} listed)`;
       return {
         ok: true,
         status,
         latencyMs,
         message: `${secret ? 'key accepted' : 'reachable'}: ${where} answered HTTP ${status}${listed}`,
+        ...(models ? { models } : {}),
       };
     }
     return {

@@ -11,10 +11,13 @@ export interface ComboDraft {
 /** Step 2: a first combo: one model of each chosen provider, in order, and its strategy. */
 export function ComboStep({
   choices,
+  live,
   draft,
   onChange,
 }: {
   choices: Choice[];
+  /** Provider id → the models it listed itself, offered instead of the preset's. */
+  live: Record<string, string[]>;
   draft: ComboDraft;
   onChange(next: ComboDraft): void;
 }) {
@@ -48,7 +51,7 @@ export function ComboStep({
             }
           >
             <option value="">(not in this combo)</option>
-            {modelsOf(c).map((m) => (
+            {(live[c.preset.id] ?? modelsOf(c)).map((m) => (
               <option key={m} value={m}>
                 {m}
               </option>

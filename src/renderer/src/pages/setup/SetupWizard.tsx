@@ -32,6 +32,7 @@ export function SetupWizard() {
     models: {},
   });
   const [busy, setBusy] = useState(false);
+  const [live, setLive] = useState<Record<string, string[]>>({});
 
   useEffect(() => {
     if (!bridge) return;
@@ -66,6 +67,15 @@ export function SetupWizard() {
       if (r.ok) done.push(c);
       else notify('bad', `${c.preset.name}: ${r.error}`);
     }
+    // A provider that lists its models (the connection test's call) offers that list instead.
+    const lists = await Promise.all(
+      done.map(async (c): Promise<[string, string[]] | null> => {
+        if (c.detected?.source === 'local') return null;
+        const r = await bridge.testConnection(`${c.preset.id}-1`);
+        return r.ok && r.data.models?.length ? [c.preset.id, r.data.models] : null;
+      }),
+    );
+    setLive(Object.fromEntries(lists.filter((l): l is [string, string[]] => l !== null)));
     setBusy(false);
     if (done.length === 0) return;
     setSaved(done);
@@ -81,6 +91,13 @@ export function SetupWizard() {
       return m ? [`${c.preset.id}/${m}`] : [];
     });
     setBusy(true);
+    // A model picked from a live list that the preset did not name joins the provider's models.
+    for (const c of saved) {
+      const m = combo.models[c.preset.id];
+      if (!m || modelsOf(c).includes(m)) continue;
+      const { connections: _kept, ...provider } = providerInput(c);
+      await bridge.saveProvider({ ...provider, models: [...modelsOf(c), m] });
+    }
     const r = await bridge.saveCombo(comboOf(combo.name, combo.strategy, targets));
     setBusy(false);
     if (!r.ok) return notify('bad', `combo: ${r.error}`);
@@ -116,7 +133,9 @@ export function SetupWizard() {
           }}
         />
       )}
-      {step === 'combo' && <ComboStep choices={saved} draft={combo} onChange={setCombo} />}
+      {step === 'combo' && (
+        <ComboStep choices={saved} live={live} draft={combo} onChange={setCombo} />
+      )}
       {step === 'agent' && <AgentStep baseUrl={baseUrl} combo={combo.name} />}
       <div className="form-actions">
         <button type="button" className="btn" onClick={skip} disabled={busy}>
