@@ -102,4 +102,4 @@ export type { SecretCodec } from './secret-codec';
 export type { SessionPin, SessionPinRepo } from './session-pins';
 export type { SettingsRepo } from './settings';
 export type { SubscriptionRepo, SubscriptionRow } from './subscription';
-export type { UsageBucket, UsageRollupRepo } from './usage-rollups';
+export type { UsageBucket, UsageDims, UsageRollupRepo } from './usage-rollups';

@@ -3,26 +3,23 @@
 // "none" in a dimension (no combo, no key, no session).
 
 import type { Statement } from 'better-sqlite3';
-import type { UsageGroupBy, UsagePoint, UsageRow } from '../../../shared/contract';
+import type { UsageGroupBy, UsagePoint, UsageRow, UsageTotals } from '../../../shared/contract';
 import type { Db } from './db';
 
-export interface UsageBucket {
-  /** Start of the minute, epoch ms. */
-  minute: number;
+/** The dimensions of a roll-up row; '' where one does not apply (no combo, key, session). */
+export interface UsageDims {
   provider: string;
   connection: string;
   model: string;
   combo: string;
   keyName: string;
   session: string;
-  requests: number;
+}
+
+export interface UsageBucket extends UsageDims, UsageTotals {
+  /** Start of the minute, epoch ms. */
+  minute: number;
   errors: number;
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
-  reasoningTokens: number;
-  costUsd: number;
   /** Requests whose tokens were estimated because the provider reported none. */
   estimated: number;
 }

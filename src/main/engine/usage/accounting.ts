@@ -1,6 +1,8 @@
 // What one answered request adds to the usage roll-up: its tokens, normalised across formats,
 // and its cost from the model price table. Pure: the caller gives the price lookup.
 
+import type { UsageTotals } from '../../../shared/contract';
+import type { UsageDims } from '../store';
 import { promptTokens, type Usage } from './usage';
 
 /** USD per million tokens (`providers[].models[].price`). */
@@ -18,24 +20,8 @@ export type PriceOf = (provider: string, model: string) => ModelPriceLike | null
 
 const CACHE_WRITE_FACTOR = 1.25;
 
-export interface TokenCounts {
-  /** All prompt tokens, cache reads and writes included. */
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
-  reasoningTokens: number;
-}
-
-/** The request's dimensions; '' where one does not apply (no combo, no key, no session). */
-export interface UsageDims {
-  provider: string;
-  connection: string;
-  model: string;
-  combo: string;
-  keyName: string;
-  session: string;
-}
+/** Token counts of a request; `inputTokens` includes cache reads and writes. */
+export type TokenCounts = Omit<UsageTotals, 'requests' | 'costUsd'>;
 
 export interface UsageSample extends UsageDims, TokenCounts {
   at: number;
