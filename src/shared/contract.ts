@@ -712,7 +712,11 @@ export interface BridgeApi {
   /** Presets whose key variable is set or whose local server answers; adds nothing. */
   detectProviders(): Promise<BridgeResult<DetectedProvider[]>>;
   /** Imports another gateway's config (file text); with `dryRun` only reports. */
-  importConfig(tool: ImportTool, text: string, dryRun: boolean): Promise<BridgeResult<ImportReport>>;
+  importConfig(
+    tool: ImportTool,
+    text: string,
+    dryRun: boolean,
+  ): Promise<BridgeResult<ImportReport>>;
   /** Token and cost totals, grouped, with a time series when the query has a step. */
   getUsage(query: UsageQuery): Promise<BridgeResult<UsageReport>>;
   listKeys(): Promise<BridgeResult<GatewayKeyView[]>>;
