@@ -80,11 +80,10 @@ describe('heap gate', () => {
     // A second round: what the first left behind because of the peak (pools and maps sized for
     // 500) is paid once; anything that grows again is a leak.
     const second = await round();
-
     const during = first.during;
     const after = second.after;
     console.log(
-      `heap gate: after the first round ${((first.after - before) / 1048576).toFixed(2)} MB, after the second ${((second.after - before) / 1048576).toFixed(2)} MB`,
+      `heap gate: ${((first.during - before) / STREAMS / 1024).toFixed(1)} KB per open stream; after the first round ${((first.after - before) / 1048576).toFixed(2)} MB, after the second ${((second.after - before) / 1048576).toFixed(2)} MB`,
     );
     const perStream = (during - before) / STREAMS;
 

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Socket } from 'node:net';
 import type { GatewayApiKeyConfig } from '../../../shared/contract';
 import type { Logger } from '../logger';
-import { sendError } from '../wire/client-errors';
+import { type GatewayError, sendError } from '../wire/client-errors';
 import { checkHostAndOrigin, matchGatewayKey, presentedKey } from '../wire/guard';
 import { sendAdminError } from '../wire/json-answer';
 import {
@@ -53,9 +53,9 @@ export function createGatewayServer(deps: ServerDeps): GatewayServer {
   let closing = false;
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    if ((req.url?.length ?? 0) > MAX_URL_LENGTH) return refuseLongUrl(req, res);
+    if ((req.url?.length ?? 0) > MAX_URL_LENGTH) return refuseTarget(req, res, LONG_TARGET);
     const url = requestTarget(req.url ?? '/');
-    if (!url) return refuseTarget(req, res);
+    if (!url) return refuseTarget(req, res, NOT_A_PATH);
     if (url.pathname !== '/api' && !url.pathname.startsWith('/api/')) {
       return deps.proxy(req, res, url);
     }
@@ -159,23 +159,22 @@ function requestTarget(target: string): URL | null {
   }
 }
 
-function refuseTarget(req: IncomingMessage, res: ServerResponse): void {
-  res.setHeader('connection', 'close');
-  sendError(res, formatForUnknownPath(req.url ?? '', req.headers['anthropic-version']), {
-    status: 400,
-    kind: 'invalid_request',
-    code: 'invalid_request_target',
-    message: 'the request target must be a path starting with /',
-  });
-}
+const LONG_TARGET: GatewayError = {
+  status: 414,
+  kind: 'invalid_request',
+  code: 'uri_too_long',
+  message: `the request target is longer than ${MAX_URL_LENGTH} characters`,
+};
 
-/** Refused before the URL is parsed or echoed: nothing of it is looked at but its length. */
-function refuseLongUrl(req: IncomingMessage, res: ServerResponse): void {
+const NOT_A_PATH: GatewayError = {
+  status: 400,
+  kind: 'invalid_request',
+  code: 'invalid_request_target',
+  message: 'the request target must be a path starting with /',
+};
+
+/** Refused before the target is parsed or echoed: nothing of it is looked at but its length. */
+function refuseTarget(req: IncomingMessage, res: ServerResponse, err: GatewayError): void {
   res.setHeader('connection', 'close');
-  sendError(res, formatForUnknownPath(req.url ?? '', req.headers['anthropic-version']), {
-    status: 414,
-    kind: 'invalid_request',
-    code: 'uri_too_long',
-    message: `the request target is longer than ${MAX_URL_LENGTH} characters`,
-  });
+  sendError(res, formatForUnknownPath(req.url ?? '', req.headers['anthropic-version']), err);
 }
