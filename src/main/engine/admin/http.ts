@@ -3,6 +3,7 @@ import type { EngineEvent, Snapshot } from '../../../shared/contract';
 import { readBody } from '../wire/body';
 import { checkAdminToken, isJsonContentType } from '../wire/guard';
 import { sendAdminError, sendJson } from '../wire/json-answer';
+import { streamEvents } from './event-stream';
 import {
   createKey,
   type KeyOperations,
@@ -14,7 +15,6 @@ import {
   usageReport,
 } from './keys';
 import { learnedFixRoutes } from './learned-fixes';
-import { streamEvents } from './event-stream';
 import {
   AdminError,
   type AdminOperations,

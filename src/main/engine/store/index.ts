@@ -85,8 +85,8 @@ export type { ComboRecord, ComboRepo } from './combos';
 export type { ConnectionRecord, ConnectionRepo } from './connections';
 export { openDatabase } from './database';
 export type { Db } from './db';
-export type { LearnedFixRepo, LearnedFixRow } from './learned-fixes';
 export type { GatewayKeyRecord, GatewayKeyRepo } from './gateway-keys';
+export type { LearnedFixRepo, LearnedFixRow } from './learned-fixes';
 export type { LeaseRepo } from './leases';
 export {
   LATEST_SCHEMA_VERSION,
