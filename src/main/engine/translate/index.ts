@@ -20,8 +20,8 @@ import {
 import * as responses from './responses';
 import { responseEvents, StreamTranslator } from './stream';
 
-export { type IrUsage, StreamTranslator, TranslationError, type WireFormat };
 export { type GeminiCall, geminiPath } from './gemini';
+export { type IrUsage, StreamTranslator, TranslationError, type WireFormat };
 
 /**
  * The API a provider is called in for a client of `client`'s format, or null when the client's

@@ -88,7 +88,11 @@ export function errorBody(format: ClientFormat, err: GatewayError): unknown {
         message: err.message,
         status: GOOGLE_STATUSES[err.kind],
         details: [
-          { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: err.code, domain: 'breakwater' },
+          {
+            '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+            reason: err.code,
+            domain: 'breakwater',
+          },
         ],
         ...err.extra,
       },
