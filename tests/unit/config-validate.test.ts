@@ -211,9 +211,9 @@ describe('provider: id, format, authClass, models and timeouts', () => {
   });
 
   it('rejects an unknown format or authClass', () => {
-    const format = rejection(() => validateProvider(provider({ format: 'gemini' }), 'p'));
+    const format = rejection(() => validateProvider(provider({ format: 'vertex' }), 'p'));
     expect(format.field).toBe('p.format');
-    expect(format.reason).toBe('must be one of "openai", "openai-chat", "anthropic"');
+    expect(format.reason).toBe('must be one of "openai", "openai-chat", "anthropic", "gemini"');
     const auth = rejection(() => validateProvider(provider({ authClass: 'cookie' }), 'p'));
     expect(auth.field).toBe('p.authClass');
     expect(auth.reason).toBe('must be one of "api_key", "oauth", "local"');

@@ -79,7 +79,9 @@ export function createGatewayServer(deps: ServerDeps): GatewayServer {
     connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs / 4),
   };
   const server = createServer(options, (req, res) => {
-    const tracked = req.url?.startsWith('/v1/') ?? false;
+    // Proxied requests however they are spelt (`/v1/…`, Gemini's `/v1beta/…`, `/messages`):
+    // a graceful stop waits for them, not for the admin API or the dashboard.
+    const tracked = !(req.url?.startsWith('/api/') || req.url?.startsWith('/ui'));
     if (tracked) inFlight++;
     idle.set(req.socket, false);
     res.once('close', () => {
