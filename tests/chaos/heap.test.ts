@@ -12,11 +12,11 @@ setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
 
 /** All three parties of a stream in this process: client, gateway, fake upstream. */
-export const HEAP_PER_OPEN_STREAM_BYTES = 96 * 1024;
+const HEAP_PER_OPEN_STREAM_BYTES = 96 * 1024;
 /** What may stay once every stream ended (caches, pools, the request log's rows in memory). */
-export const HEAP_AFTER_STREAMS_BYTES = 12 * 1024 * 1024;
+const HEAP_AFTER_STREAMS_BYTES = 12 * 1024 * 1024;
 /** What a second round of 500 may add to the first: nothing that grows per stream. */
-export const HEAP_LEAK_PER_ROUND_BYTES = 2 * 1024 * 1024;
+const HEAP_LEAK_PER_ROUND_BYTES = 2 * 1024 * 1024;
 const STREAMS = 500;
 
 let gw: TestGateway;
