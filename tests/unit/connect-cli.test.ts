@@ -38,7 +38,8 @@ function cli(args: string[]): Promise<{ code: number | null; out: string; err: s
   });
 }
 
-describe('breakwater connect', () => {
+// Each case starts the CLI under tsx, which takes seconds on a busy machine.
+describe('breakwater connect', { timeout: 60_000 }, () => {
   it("writes an agent's config with the running gateway's combos and the key from the environment", async () => {
     const r = await cli(['codex', '--url', gw.url]);
     expect(r.err).toBe('');
