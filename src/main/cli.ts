@@ -249,74 +249,6 @@ async function status(args: string[]): Promise<void> {
   process.stdout.write(formatSnapshot((await res.json()) as Snapshot));
 }
 
-/** The combos a running gateway offers (`GET /v1/models`), the models an agent is given. */
-async function combosAt(origin: string, key: string): Promise<string[]> {
-  let res: Response;
-  try {
-    res = await fetch(`${origin}/v1/models`, { headers: { authorization: `Bearer ${key}` } });
-  } catch {
-    fail(`no Breakwater answering at ${origin}: start it, pass --url, or name models with --model`);
-  }
-  if (!res.ok) fail(`${origin}/v1/models answered HTTP ${res.status} (pass --key, or --model)`);
-  const list = (await res.json()) as { data: { id: string; owned_by: string }[] };
-  const combos = list.data.filter((m) => m.owned_by === 'breakwater-combo').map((m) => m.id);
-  return combos.length > 0 ? combos : list.data.map((m) => m.id);
-}
-
-/** Points an agent's own config files at this gateway; `--undo` puts them back byte for byte. */
-async function connect(args: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({
-    args,
-    options: {
-      undo: { type: 'boolean', default: false },
-      url: { type: 'string' },
-      key: { type: 'string' },
-      model: { type: 'string', multiple: true },
-    },
-    allowPositionals: true,
-    strict: true,
-  });
-  const agent = positionals[0] ?? '';
-  if (!isAgentId(agent) || positionals.length > 1) {
-    fail(
-      `usage: breakwater connect <${AGENT_IDS.join('|')}> [--url URL] [--key KEY] [--model NAME]... [--undo]`,
-    );
-  }
-  const say = (verb: string, paths: string[]) => {
-    for (const p of paths) process.stdout.write(`  ${verb} ${p}\n`);
-  };
-  if (values.undo) {
-    const r = undoAgent(agent, homedir());
-    if (r.restored.length + r.removed.length === 0)
-      process.stdout.write(`${agent}: nothing to undo\n`);
-    say('restored', r.restored);
-    say('removed', r.removed);
-    return;
-  }
-  const origin = (values.url ?? `http://${DEFAULT_HOST}:${DEFAULT_PORT}`).replace(/\/+$/, '');
-  // Without gateway keys the gateway serves loopback clients whatever they present.
-  const apiKey = values.key ?? process.env.BREAKWATER_API_KEY ?? 'breakwater-local';
-  const models = values.model ?? (await combosAt(origin, apiKey));
-  try {
-    const r = connectAgent(agent, homedir(), { origin, apiKey, models });
-    say('wrote', r.written);
-    say('unchanged', r.unchanged);
-    const env = AGENTS[agent].env?.({ origin, apiKey, models }) ?? {};
-    if (Object.keys(env).length > 0) {
-      process.stdout.write(
-        `${agent} reads these only from the environment; add them to your shell profile:\n`,
-      );
-      for (const [k, v] of Object.entries(env)) process.stdout.write(`  export ${k}=${v}\n`);
-    }
-    process.stdout.write(
-      `${agent} now uses ${origin} with model ${models[0] ?? '(its default)'}; undo with: breakwater connect ${agent} --undo\n`,
-    );
-  } catch (err) {
-    if (err instanceof AgentConfigError) fail(`${err.message}; nothing was changed`);
-    throw err;
-  }
-}
-
 /** Writes a config from the providers found in the environment and on local ports. */
 async function init(args: string[]): Promise<void> {
   const { values } = parseArgs({
@@ -408,6 +340,74 @@ async function importFrom(args: string[]): Promise<void> {
   process.stdout.write(
     'A gateway already running on this data dir shows the import after a restart.\n',
   );
+}
+
+/** The combos a running gateway offers (`GET /v1/models`), the models an agent is given. */
+async function combosAt(origin: string, key: string): Promise<string[]> {
+  let res: Response;
+  try {
+    res = await fetch(`${origin}/v1/models`, { headers: { authorization: `Bearer ${key}` } });
+  } catch {
+    fail(`no Breakwater answering at ${origin}: start it, pass --url, or name models with --model`);
+  }
+  if (!res.ok) fail(`${origin}/v1/models answered HTTP ${res.status} (pass --key, or --model)`);
+  const list = (await res.json()) as { data: { id: string; owned_by: string }[] };
+  const combos = list.data.filter((m) => m.owned_by === 'breakwater-combo').map((m) => m.id);
+  return combos.length > 0 ? combos : list.data.map((m) => m.id);
+}
+
+/** Points an agent's own config files at this gateway; `--undo` puts them back byte for byte. */
+async function connect(args: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args,
+    options: {
+      undo: { type: 'boolean', default: false },
+      url: { type: 'string' },
+      key: { type: 'string' },
+      model: { type: 'string', multiple: true },
+    },
+    allowPositionals: true,
+    strict: true,
+  });
+  const agent = positionals[0] ?? '';
+  if (!isAgentId(agent) || positionals.length > 1) {
+    fail(
+      `usage: breakwater connect <${AGENT_IDS.join('|')}> [--url URL] [--key KEY] [--model NAME]... [--undo]`,
+    );
+  }
+  const say = (verb: string, paths: string[]) => {
+    for (const p of paths) process.stdout.write(`  ${verb} ${p}\n`);
+  };
+  if (values.undo) {
+    const r = undoAgent(agent, homedir());
+    if (r.restored.length + r.removed.length === 0)
+      process.stdout.write(`${agent}: nothing to undo\n`);
+    say('restored', r.restored);
+    say('removed', r.removed);
+    return;
+  }
+  const origin = (values.url ?? `http://${DEFAULT_HOST}:${DEFAULT_PORT}`).replace(/\/+$/, '');
+  // Without gateway keys the gateway serves loopback clients whatever they present.
+  const apiKey = values.key ?? process.env.BREAKWATER_API_KEY ?? 'breakwater-local';
+  const models = values.model ?? (await combosAt(origin, apiKey));
+  try {
+    const r = connectAgent(agent, homedir(), { origin, apiKey, models });
+    say('wrote', r.written);
+    say('unchanged', r.unchanged);
+    const env = AGENTS[agent].env?.({ origin, apiKey, models }) ?? {};
+    if (Object.keys(env).length > 0) {
+      process.stdout.write(
+        `${agent} reads these only from the environment; add them to your shell profile:\n`,
+      );
+      for (const [k, v] of Object.entries(env)) process.stdout.write(`  export ${k}=${v}\n`);
+    }
+    process.stdout.write(
+      `${agent} now uses ${origin} with model ${models[0] ?? '(its default)'}; undo with: breakwater connect ${agent} --undo\n`,
+    );
+  } catch (err) {
+    if (err instanceof AgentConfigError) fail(`${err.message}; nothing was changed`);
+    throw err;
+  }
 }
 
 async function main(argv: string[]): Promise<void> {

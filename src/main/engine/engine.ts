@@ -64,6 +64,8 @@ export interface EngineOptions {
   uiDir?: string;
   /** Seals literal provider keys at rest (the desktop host passes the OS keychain's). */
   secretCodec?: SecretCodec;
+  /** Base URL per local preset id for first-run detection instead of its default port. */
+  localServerUrls?: Readonly<Record<string, string>>;
   /** better-sqlite3's native module built for another runtime (the desktop host under Electron). */
   sqliteBinding?: string;
 }
@@ -279,6 +281,8 @@ export function createEngine(opts: EngineOptions): Engine {
     releaseLease: (connection) => leases.releaseConnection(connection, clock.now()),
     learnedFixes: shapeRepairs,
     log,
+    env,
+    ...(opts.localServerUrls ? { localServerUrls: opts.localServerUrls } : {}),
   };
 
   const connectionState = (c: CatalogConnection, now: number): ConnectionStateView => {

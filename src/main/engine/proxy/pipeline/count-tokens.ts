@@ -1,5 +1,6 @@
 import { estimateInputTokens, isJsonObject, parseRequest } from '../../translate';
 import { emptyUsage } from '../../usage/usage';
+import { headerValue } from '../../wire/header-value';
 import { bodyOf, type RequestContext, type RequestStage } from './context';
 import { ANSWERED, CONTINUE, type Decision } from './decision';
 import { countingFormat } from './route';
@@ -30,7 +31,7 @@ export const countTokens: RequestStage = {
     ctx.res.writeHead(200, {
       'content-type': 'application/json',
       'content-length': Buffer.byteLength(body),
-      'x-breakwater-decision': ctx.steps.join('; '),
+      'x-breakwater-decision': headerValue(ctx.steps.join('; ')),
       'x-breakwater-token-count': 'estimate',
     });
     ctx.res.end(body);
