@@ -62,6 +62,10 @@ function entry(over: Partial<Omit<RequestLogEntry, 'id'>> = {}): Omit<RequestLog
     errorMessage: null,
     decision: 'combo coder: openai/gpt-5 served',
     egressIp: null,
+    keyName: null,
+    cacheWriteTokens: null,
+    reasoningTokens: null,
+    costUsd: null,
     ...over,
   };
 }

@@ -214,10 +214,8 @@ export const migrations: readonly Migration[] = [
       CREATE INDEX usage_minutes_key ON usage_minutes(key_name, minute);
     `,
   },
-  // v20 is the request-shape repairs' own (issue 17); versions 7-19 belong to the usage work and
-  // go above this entry, so the list stays in increasing order.
   {
-    version: 20,
+    version: 7,
     name: 'request-shape fixes learnt per provider and model',
     up: `
       CREATE TABLE learned_fixes (
