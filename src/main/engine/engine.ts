@@ -1,12 +1,8 @@
 import { join } from 'node:path';
 import type { AdminActions } from '../../shared/admin-client';
-import type {
-  BreakwaterConfig,
-  ConnectionStateView,
-  EngineEvent,
-  Snapshot,
-} from '../../shared/contract';
+import type { BreakwaterConfig, EngineEvent, Snapshot } from '../../shared/contract';
 import { createAdminActions } from './admin/actions';
+import { connectionStateView } from './admin/connection-state';
 import { createAdminHandler } from './admin/http';
 import type { KeyOperations } from './admin/keys';
 import { handleMetrics, METRICS_PATH } from './admin/metrics';
@@ -14,15 +10,15 @@ import type { AdminOperations } from './admin/operations';
 import { AdminService } from './admin/service';
 import { loadAdminToken } from './admin/token';
 import { type Clock, systemClock } from './clock';
-import { Catalog, type CatalogConnection } from './config/catalog';
+import { Catalog } from './config/catalog';
 import { ValidationError, validateConfig } from './config/validate';
 import { prepareDataDir, restrictToOwner } from './data-dir';
 import { EventBus } from './events';
 import { createStderrLogger, type Logger } from './logger';
 import { handleProxyRequest, type PipelineDeps } from './proxy/pipeline/index';
+import { pipelineSettings, shapeSettings } from './proxy/pipeline/settings';
 import { createGatewayServer, type GatewayServer } from './proxy/server';
 import { handleSessionLeases } from './proxy/session-leases';
-import type { OperatorRule } from './resilience/error-rules';
 import { FlowControl } from './resilience/flow-control';
 import type { HostNetworkEvent } from './resilience/host-network';
 import { LeaseService } from './resilience/lease-service';
@@ -285,24 +281,6 @@ export function createEngine(opts: EngineOptions): Engine {
     ...(opts.localServerUrls ? { localServerUrls: opts.localServerUrls } : {}),
   };
 
-  const connectionState = (c: CatalogConnection, now: number): ConnectionStateView => {
-    const h = resilience.connectionHealth(c, now);
-    const lane = subscription.lane(c, now);
-    return {
-      id: c.id,
-      provider: c.provider,
-      status: c.enabled ? h.status : 'disabled',
-      rateLimitedUntil: h.rateLimitedUntil,
-      backoffLevel: h.backoffLevel,
-      lastError: h.lastError,
-      errorCode: h.errorCode,
-      inFlight: inFlightByConnection.get(c.id) ?? 0,
-      maxConcurrent: c.maxConcurrent,
-      lane: lane.kind === 'accepted' ? 'slow' : lane.kind === 'refused' ? 'refused' : null,
-      laneUntil: lane.kind === 'idle' ? null : lane.until,
-    };
-  };
-
   const snapshot = (now = clock.now()): Snapshot => ({
     at: now,
     gateway: {
@@ -317,7 +295,14 @@ export function createEngine(opts: EngineOptions): Engine {
       inFlight: server.inFlight(),
     },
     breakers: resilience.breakerViews(now),
-    connections: [...catalog.connections.values()].map((c) => connectionState(c, now)),
+    connections: [...catalog.connections.values()].map((c) =>
+      connectionStateView(
+        c,
+        resilience.connectionHealth(c, now),
+        subscription.lane(c, now),
+        inFlightByConnection.get(c.id) ?? 0,
+      ),
+    ),
     lockouts: resilience.lockoutViews(now),
     queues: flow.queueViews(),
     leases: leases.views(now),
@@ -337,13 +322,9 @@ export function createEngine(opts: EngineOptions): Engine {
     startedAt,
     paused: () => paused,
     ...(opts.uiDir ? { ui: createUiHandler(opts.uiDir) } : {}),
+    ...pipelineSettings(settings),
+    shape: { repairs: shapeRepairs, ...shapeSettings(settings) },
     catalog: () => catalog,
-    timeouts: settings.derived((s) => ({
-      connectMs: s.number('timeouts.connectMs'),
-      firstByteMs: s.number('timeouts.firstByteMs'),
-      idleMs: s.number('timeouts.idleMs'),
-      totalMs: s.number('timeouts.totalMs'),
-    })),
     pools,
     clock,
     log,
@@ -354,20 +335,8 @@ export function createEngine(opts: EngineOptions): Engine {
       settings.derived((s) => s.number('concurrencyLimit.waitTimeoutMs')),
     ),
     resilience,
-    failoverBudgetMs: settings.derived((s) => s.number('routing.failoverBudgetMs')),
-    emergencyFallback: settings.derived((s) => {
-      const target = s.string('routing.emergencyFallback');
-      return target && s.boolean('routing.emergencyFallbackEnabled') ? target : null;
-    }),
-    errorRules: settings.derived((s) => s.get('providerErrorRules') as OperatorRule[]),
     flow,
     subscription,
-    cooldownWait: settings.derived((s) => ({
-      enabled: s.boolean('comboCooldownWait.enabled'),
-      maxWaitMs: s.number('comboCooldownWait.maxWaitMs'),
-      maxAttempts: s.number('comboCooldownWait.maxAttempts'),
-      budgetMs: s.number('comboCooldownWait.budgetMs'),
-    })),
     events: ({ code, candidate, message }) =>
       events.emit({
         type: 'queue.rejected',
@@ -388,26 +357,6 @@ export function createEngine(opts: EngineOptions): Engine {
       }
     },
     leases,
-    watchdog: settings.derived((s) =>
-      s.boolean('streamRecovery.throughputWatchdog')
-        ? {
-            warmupMs: s.number('streamRecovery.warmupMs'),
-            windowMs: s.number('streamRecovery.windowMs'),
-            minBytesPerSecond: s.number('streamRecovery.minBytesPerSecond'),
-            minMeasurableBytes: s.number('streamRecovery.minMeasurableBytes'),
-          }
-        : null,
-    ),
-    shape: {
-      repairs: shapeRepairs,
-      settings: settings.derived((s) => ({
-        parameterLearning: s.boolean('shapeRepair.parameterLearning'),
-        effortClamp: s.boolean('shapeRepair.effortClamp'),
-        toolLimit: s.boolean('shapeRepair.toolLimit'),
-        contextEditing: s.boolean('shapeRepair.contextEditing'),
-      })),
-      contentIdle: settings.derived((s) => s.boolean('streamRecovery.contentIdle')),
-    },
   };
 
   const server: GatewayServer = createGatewayServer({

@@ -1,0 +1,91 @@
+import type { KeyLimitName } from './config';
+import type {
+  BreakerStateName,
+  ConnectionStatus,
+  LeaseView,
+  LockoutView,
+  RequestLogEntry,
+  ShapeMechanism,
+} from './state';
+
+// ---------------------------------------------------------------------------
+// Events: one stream for the dashboard, the tray and `/api/events`
+// ---------------------------------------------------------------------------
+
+interface EventBase {
+  at: number;
+}
+
+export type EngineEvent =
+  | (EventBase & { type: 'request.completed'; entry: RequestLogEntry })
+  /** A 400 about the request's shape was repaired and the request sent again (one attempt). */
+  | (EventBase & {
+      type: 'shape.repaired';
+      provider: string;
+      connection: string;
+      model: string;
+      mechanism: ShapeMechanism;
+      param: string;
+      /** What was changed, as in the decision header. */
+      change: string;
+      cause: string;
+    })
+  /** A provider stated its maximum number of tools; requests with more skip it from now on. */
+  | (EventBase & {
+      type: 'shape.tool_limit';
+      provider: string;
+      model: string;
+      max: number;
+      cause: string;
+    })
+  /** Learnt fixes were cleared by an operator (`param` null: every fix of that model, or all). */
+  | (EventBase & {
+      type: 'shape.forgotten';
+      provider: string | null;
+      model: string | null;
+      count: number;
+      cause: string;
+    })
+  | (EventBase & {
+      type: 'config.changed';
+      what: 'providers' | 'connections' | 'combos' | 'settings';
+    })
+  | (EventBase & { type: 'gateway.paused' | 'gateway.resumed' })
+  | (EventBase & {
+      type: 'breaker.transition';
+      provider: string;
+      from: BreakerStateName;
+      to: BreakerStateName;
+      cause: string;
+    })
+  | (EventBase & {
+      type: 'connection.cooldown' | 'connection.terminal' | 'connection.recovered';
+      provider: string;
+      connection: string;
+      status: ConnectionStatus;
+      until: number | null;
+      cause: string;
+    })
+  | (EventBase & { type: 'lockout.added' | 'lockout.cleared'; lockout: LockoutView; cause: string })
+  | (EventBase & {
+      type: 'queue.rejected';
+      provider: string;
+      connection: string;
+      code: string;
+      cause: string;
+    })
+  | (EventBase & { type: 'lease.acquired' | 'lease.ended'; lease: LeaseView; cause: string })
+  | (EventBase & { type: 'provider.cooldown'; provider: string; until: number; cause: string })
+  /** A provider's windowed cooldown ran out (announced by the read that noticed it). */
+  | (EventBase & { type: 'provider.recovered'; provider: string; cause: string })
+  /** A gateway key reached 80 % of one of its limits; once per key, limit and window. */
+  | (EventBase & {
+      type: 'budget.threshold';
+      key: string;
+      limit: KeyLimitName;
+      used: number;
+      max: number;
+      resetsAt: number;
+    });
+
+export type EngineEventType = EngineEvent['type'];
