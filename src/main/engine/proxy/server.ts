@@ -93,7 +93,7 @@ export function createGatewayServer(deps: ServerDeps): GatewayServer {
     });
     handle(req, res).catch((err: unknown) => {
       deps.log.error(
-        `server: unhandled error on ${req.method} ${req.url}: ${(err as Error).stack ?? String(err)}`,
+        `server: unhandled error on ${req.method} ${targetForLog(req.url)}: ${(err as Error).stack ?? String(err)}`,
       );
       if (!res.headersSent) {
         res.setHeader('connection', 'close');
@@ -179,4 +179,13 @@ const NOT_A_PATH: GatewayError = {
 function refuseTarget(req: IncomingMessage, res: ServerResponse, err: GatewayError): void {
   res.setHeader('connection', 'close');
   sendError(res, formatForUnknownPath(req.url ?? '', req.headers['anthropic-version']), err);
+}
+
+/**
+ * A request target as the log may show it: the path only, shortened. The query can carry a
+ * gateway key (Gemini clients send `?key=`), and a target may be kilobytes long.
+ */
+export function targetForLog(target: string | undefined): string {
+  const path = (target ?? '').split('?', 1)[0]!;
+  return path.length > 200 ? `${path.slice(0, 200)}…` : path;
 }
