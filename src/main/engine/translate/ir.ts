@@ -220,6 +220,11 @@ export function budgetFor(r: IrReasoningConfig): number {
   return r.budgetTokens ?? BUDGETS[r.effort ?? 'medium'];
 }
 
+/** An effort level the IR carries (every level has a budget above). */
+export function isEffort(v: string | null): v is Effort {
+  return v !== null && Object.hasOwn(BUDGETS, v);
+}
+
 /** Appends a part to the conversation, starting a new message when the role changes. */
 export function pushPart(messages: IrMessage[], role: IrMessage['role'], part: IrPart): void {
   const last = messages.at(-1);

@@ -1,7 +1,6 @@
 // OpenAI Chat Completions requests ↔ IR. https://platform.openai.com/docs/api-reference/chat/create
 import {
   arr,
-  type Effort,
   effortFor,
   emptyRequest,
   type IrImage,
@@ -11,6 +10,7 @@ import {
   type IrToolCall,
   imageFromUrl,
   imageUrlOf,
+  isEffort,
   type Json,
   num,
   obj,
@@ -42,8 +42,6 @@ const KNOWN_REQUEST_KEYS = new Set([
   'store',
   'n',
 ]);
-
-const EFFORTS = new Set(['minimal', 'low', 'medium', 'high']);
 
 /** A message's text (an answer's too); parts other than text and refusals are dropped. */
 export function textParts(content: unknown, dropped: string[]): string {
@@ -164,8 +162,7 @@ export function parseRequest(body: Json): Parsed<IrRequest> {
   else ir.stop = arr(body.stop).filter((s): s is string => typeof s === 'string');
   ir.stream = body.stream === true;
   const effort = str(body.reasoning_effort);
-  if (effort && EFFORTS.has(effort))
-    ir.reasoning = { effort: effort as Effort, budgetTokens: null };
+  if (isEffort(effort)) ir.reasoning = { effort, budgetTokens: null };
   const rf = obj(body.response_format);
   if (rf?.type === 'json_object') ir.responseFormat = { type: 'json_object' };
   else if (rf?.type === 'json_schema') {

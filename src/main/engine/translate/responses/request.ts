@@ -1,7 +1,6 @@
 // OpenAI Responses requests ↔ IR. https://platform.openai.com/docs/api-reference/responses/create
 import {
   arr,
-  type Effort,
   effortFor,
   emptyRequest,
   type IrImage,
@@ -10,6 +9,7 @@ import {
   type IrTool,
   imageFromUrl,
   imageUrlOf,
+  isEffort,
   type Json,
   num,
   obj,
@@ -50,8 +50,6 @@ const KNOWN_REQUEST_KEYS = new Set([
 
 /** Fields that depend on state kept by OpenAI: dropping them would corrupt the conversation. */
 const STATEFUL = ['previous_response_id', 'conversation', 'prompt', 'background'];
-
-const EFFORTS = new Set(['minimal', 'low', 'medium', 'high']);
 
 /** Message content (input or output items alike) as IR parts; what has no IR form is dropped. */
 export function contentParts(content: unknown, dropped: string[]): (IrText | IrImage)[] {
@@ -168,8 +166,7 @@ export function parseRequest(body: Json): Parsed<IrRequest> {
   ir.topP = num(body.top_p);
   ir.stream = body.stream === true;
   const effort = str(obj(body.reasoning)?.effort);
-  if (effort && EFFORTS.has(effort))
-    ir.reasoning = { effort: effort as Effort, budgetTokens: null };
+  if (isEffort(effort)) ir.reasoning = { effort, budgetTokens: null };
   const format = obj(obj(body.text)?.format);
   if (format?.type === 'json_object') ir.responseFormat = { type: 'json_object' };
   else if (format?.type === 'json_schema') {
