@@ -80,6 +80,8 @@ export interface RequestContext {
   stream: boolean;
   /** The session the request belongs to (affinity, §9), from a header or its body; parse.ts. */
   session: string | null;
+  /** A Responses request with `background: true` (served synchronously: background.ts). */
+  background: boolean;
   /** The request parsed, or null until something needs it (see `bodyOf`). */
   parsed: Record<string, unknown> | null;
   raw: Buffer;
@@ -133,6 +135,7 @@ export function contextFor(
     model: '',
     stream: false,
     session: null,
+    background: false,
     parsed: null,
     raw,
     steps: [],

@@ -16,10 +16,13 @@ const MODEL_KEY = Buffer.from('"model"');
 const STREAM_KEY = Buffer.from('"stream"');
 const CACHE_KEY = Buffer.from('"prompt_cache_key"');
 const METADATA_KEY = Buffer.from('"metadata"');
+const BACKGROUND_KEY = Buffer.from('"background"');
 
 /**
  * Request stage: the body is a JSON object with a `model`; whether the client asks to stream;
- * the session it belongs to (a session header, else one its body names: affinity.ts).
+ * the session it belongs to (a session header, else one its body names: affinity.ts); whether a
+ * Responses request asks to run in the background. Every member later stages read is found in
+ * this one pass over the body.
  */
 export const parse: RequestStage = {
   name: 'parse',
@@ -29,6 +32,7 @@ export const parse: RequestStage = {
     let stream: unknown;
     let cacheKey: unknown;
     let metadata: unknown;
+    let background: unknown;
     if (raw.length < LAZY_PARSE_BYTES || !isValidJson(raw)) {
       // Small, or invalid (JSON.parse says why): parsed whole, as any request used to be.
       let body: unknown;
@@ -45,24 +49,30 @@ export const parse: RequestStage = {
       stream = ctx.parsed.stream;
       cacheKey = ctx.parsed.prompt_cache_key;
       metadata = ctx.parsed.metadata;
+      background = ctx.parsed.background;
     } else {
       let modelAt: [number, number] | null = null;
       let streamAt: [number, number] | null = null;
       let cacheKeyAt: [number, number] | null = null;
       let metadataAt: [number, number] | null = null;
+      let backgroundAt: [number, number] | null = null;
       // The last of a repeated key counts, as in JSON.parse.
       const isObject = forEachMember(raw, (keyStart, keyEnd, valueStart, valueEnd) => {
         if (keyIs(raw, keyStart, keyEnd, MODEL_KEY)) modelAt = [valueStart, valueEnd];
         else if (keyIs(raw, keyStart, keyEnd, STREAM_KEY)) streamAt = [valueStart, valueEnd];
         else if (keyIs(raw, keyStart, keyEnd, CACHE_KEY)) cacheKeyAt = [valueStart, valueEnd];
         else if (keyIs(raw, keyStart, keyEnd, METADATA_KEY)) metadataAt = [valueStart, valueEnd];
+        else if (keyIs(raw, keyStart, keyEnd, BACKGROUND_KEY))
+          backgroundAt = [valueStart, valueEnd];
       });
       if (!isObject) return invalid('invalid_body', 'request body must be a JSON object');
       model = valueAt(raw, modelAt);
       stream = valueAt(raw, streamAt);
       cacheKey = valueAt(raw, cacheKeyAt);
       metadata = valueAt(raw, metadataAt);
+      background = valueAt(raw, backgroundAt);
     }
+    ctx.background = ctx.endpoint.format === 'openai-responses' && background === true;
     ctx.session = sessionIdOf(ctx.req.headers) ?? bodySessionId(cacheKey, metadata);
     // A Gemini call names both in its path (`/v1beta/models/{model}:streamGenerateContent`).
     if (ctx.endpoint.gemini) ({ model, stream } = ctx.endpoint.gemini);
