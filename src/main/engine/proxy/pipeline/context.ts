@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ClientFormat, GatewayApiKeyConfig } from '../../../../shared/contract';
+import type { ClientFormat, ComboConfig, GatewayApiKeyConfig } from '../../../../shared/contract';
 import type { Catalog } from '../../config/catalog';
 import type { ManagedLease } from '../../resilience/lease-service';
 import type { Candidate } from '../../routing/resolve';
@@ -87,6 +87,8 @@ export interface RequestContext {
   raw: Buffer;
   /** Steps routing took, for the log and the `X-Breakwater-Decision` header. */
   steps: string[];
+  /** The combo the model named (route.ts), if it named one. */
+  combo: ComboConfig | null;
   /** The candidates routing found, in the order to try them. */
   candidates: readonly Candidate[];
   served: Candidate | null;
@@ -139,6 +141,7 @@ export function contextFor(
     parsed: null,
     raw,
     steps: [],
+    combo: null,
     candidates: NO_CANDIDATES,
     served: null,
     status: 0,

@@ -1,5 +1,4 @@
 import { redactSecrets } from '../../logger';
-import { sessionIdOf } from '../../resilience/affinity';
 import { sampleOf } from '../../usage/accounting';
 import type { RequestContext, RequestStage } from './context';
 import { CONTINUE } from './decision';
@@ -25,9 +24,9 @@ export const record: RequestStage = {
           provider: candidate?.target.provider.id ?? '',
           connection: candidate?.connection.id ?? '',
           model: candidate?.target.model ?? ctx.model,
-          combo: ctx.catalog.combos.has(ctx.model) ? ctx.model : '',
+          combo: ctx.combo?.name ?? '',
           keyName: keyName ?? '',
-          session: sessionIdOf(ctx.req.headers) ?? '',
+          session: ctx.session ?? '',
         },
         usage: ctx.usage,
         status,

@@ -31,7 +31,10 @@ export const route: RequestStage = {
     }
     const { resolution } = routed;
     const combo = resolution.combo ? ctx.catalog.combos.get(resolution.combo) : undefined;
-    if (combo) ctx.steps.push(`combo ${combo.name} (${combo.strategy})`);
+    if (combo) {
+      ctx.combo = combo;
+      ctx.steps.push(`combo ${combo.name} (${combo.strategy})`);
+    }
     const { candidates, unexecutable } = routed.expansion;
     if (candidates.length === 0) {
       const reasons = unexecutable.map((u) => `${u.target}: ${u.reason}`).join('; ');

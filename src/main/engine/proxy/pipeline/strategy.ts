@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ComboConfig } from '../../../../shared/contract';
 import type { ShareTicket } from '../../routing/fair-share';
-import { routeModel } from '../../routing/resolve';
 import type { CallLearning } from '../../routing/signals';
 import { STRATEGY, type Strategy, type StrategyRequest } from '../../routing/strategies';
 import { ASSUMED_OUTPUT_TOKENS } from '../../routing/strategies/cost';
@@ -10,12 +9,6 @@ import type { Attempt, CallOutcome } from './attempt';
 import { bodyOf, markClientAbort, type RequestContext, type RequestStage } from './context';
 import { ANSWERED, CONTINUE, type Decision, invalid } from './decision';
 import type { PipelineDeps } from './deps';
-
-function comboOf(ctx: RequestContext): ComboConfig | undefined {
-  // A cache hit: the route stage resolved the same model a moment ago.
-  const combo = routeModel(ctx.catalog, ctx.model).resolution;
-  return combo.kind === 'targets' && combo.combo ? ctx.catalog.combos.get(combo.combo) : undefined;
-}
 
 /** The request as strategies see it: parsed, counted and hashed only if one asks. */
 function strategyRequest(ctx: RequestContext, combo: ComboConfig): StrategyRequest {
@@ -148,7 +141,7 @@ export const strategy: RequestStage = {
   name: 'strategy',
   run(ctx: RequestContext, deps: PipelineDeps): Decision | Promise<Decision> {
     const signals = deps.routing;
-    const combo = comboOf(ctx);
+    const combo = ctx.combo;
     const decide = combo && STRATEGY[combo.strategy];
     // count_tokens is no generation: it must not take a turn, a deck card or a weight draw.
     if (
@@ -172,7 +165,7 @@ export const strategy: RequestStage = {
   after(ctx: RequestContext, deps: PipelineDeps): void {
     tickets.get(ctx)?.release();
     const served = ctx.served;
-    const combo = served && deps.routing ? comboOf(ctx) : undefined;
+    const combo = served && deps.routing ? ctx.combo : null;
     if (!served || !combo || combo.strategy === 'priority') return;
     const ok = ctx.status >= 200 && ctx.status < 400 && ctx.errorClass === null;
     deps.routing!.settled(combo.name, served.target.label, ok, prefixes.get(ctx) ?? null);
