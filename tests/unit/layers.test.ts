@@ -27,6 +27,7 @@ const MAIN_LAYERS: LayerRules = [
   ['src/main/engine/translate'],
   ['src/main/engine/upstream'],
   ['src/main/engine/wire'],
+  ['src/main/engine/state'],
   ['src/main/engine/store'],
   ['src/main/engine/config', 'src/main/engine/agents'],
   ['src/main/engine/settings'],

@@ -29,6 +29,7 @@ import { FairShare } from './routing/fair-share';
 import { loadModelDefaults } from './routing/model-defaults';
 import { RoutingSignals } from './routing/signals';
 import { Settings } from './settings/settings';
+import { openStateBackend } from './state';
 import { openStore, type SecretCodec, type Store } from './store';
 import { applyConfig } from './store/apply-config';
 import { setSqliteBinding } from './store/database';
@@ -37,7 +38,7 @@ import { UpstreamPools } from './upstream/pools';
 import { KeyRing } from './usage/key-ring';
 import { UsageService } from './usage/service';
 import { VERSION } from './version';
-import { isLoopbackHost } from './wire/guard';
+import { isLoopbackHost, urlHost } from './wire/guard';
 
 export const DEFAULT_PORT = 4141;
 export const DEFAULT_HOST = '127.0.0.1';
@@ -90,10 +91,6 @@ export interface Engine {
   noteHostNetwork(event: HostNetworkEvent): void;
   /** Writes the buffered request-log rows now (the OS is ending the session). */
   flushLog(): void;
-}
-
-function urlHost(host: string): string {
-  return host.includes(':') ? `[${host}]` : host;
 }
 
 /**
@@ -192,7 +189,9 @@ export function createEngine(opts: EngineOptions): Engine {
     // expired: end it now, with a reason the owner is told.
     leases.reconcile(clock.now());
   };
+  const shared = openStateBackend(config.state, { env, log, emit: (e) => events.emit(e), clock });
   const resilience = new ResilienceManager({
+    shared,
     settings,
     catalog: () => catalog,
     repo: store.resilience,
@@ -217,6 +216,7 @@ export function createEngine(opts: EngineOptions): Engine {
     now: () => clock.now(),
   });
   const flow = new FlowControl({
+    shared,
     settings,
     pins: store.sessionPins,
     log,
@@ -242,6 +242,7 @@ export function createEngine(opts: EngineOptions): Engine {
   });
   leases.reconcile(clock.now());
   const startedAt = clock.now();
+  const uptime = () => clock.now() - startedAt;
   const inFlightByConnection = new Map<string, number>();
   let requestsTotal = 0;
   let errorsTotal = 0;
@@ -308,6 +309,7 @@ export function createEngine(opts: EngineOptions): Engine {
     leases: leases.views(now),
     sessions: flow.sessions(now),
     learnedFixes: shapeRepairs.list(),
+    team: shared.view(),
   });
 
   // Built once: the request path only reads it. Settings it needs are derived values,
@@ -388,7 +390,7 @@ export function createEngine(opts: EngineOptions): Engine {
       token: adminToken,
       maxBodyBytes,
       snapshot,
-      health: () => ({ status: 'ok', version: VERSION, uptimeMs: clock.now() - startedAt }),
+      health: () => ({ status: 'ok', version: VERSION, uptimeMs: uptime(), team: shared.view() }),
       onEvent: (l) => events.on(l),
       accounts,
     }),
@@ -425,6 +427,7 @@ export function createEngine(opts: EngineOptions): Engine {
         shapeRepairs.close();
         usage.close();
         store.close();
+        await shared.close();
       })();
       return stopped;
     },

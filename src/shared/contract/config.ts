@@ -203,6 +203,14 @@ export interface BreakwaterConfig {
   combos?: ComboConfig[];
   /** Resilience settings (see RESILIENCE.md); persisted as settings on start. */
   resilience?: Record<string, unknown>;
+  /** Where the resilience state lives; Redis shares it between instances (team mode). */
+  state?: StateConfig;
+}
+
+export interface StateConfig {
+  backend: 'local' | 'redis';
+  /** Required with `backend: "redis"` unless `BREAKWATER_REDIS_URL` is set. */
+  redis?: { url?: string; keyPrefix?: string };
 }
 
 /** A connection as the admin API and the dashboard see it: the secret is never included. */

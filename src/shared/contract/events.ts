@@ -6,6 +6,7 @@ import type {
   LockoutView,
   RequestLogEntry,
   ShapeMechanism,
+  TeamView,
 } from './state';
 
 // ---------------------------------------------------------------------------
@@ -86,6 +87,8 @@ export type EngineEvent =
       used: number;
       max: number;
       resetsAt: number;
-    });
+    })
+  /** Team mode: the shared state became reachable again, or not (issue 16). */
+  | (EventBase & { type: 'team.status'; team: TeamView });
 
 export type EngineEventType = EngineEvent['type'];

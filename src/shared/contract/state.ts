@@ -123,6 +123,15 @@ export interface Snapshot {
   sessions: SessionView[];
   /** Request-shape fixes learnt from providers' 400s (issue 17). */
   learnedFixes?: LearnedFixView[];
+  /** Where the shared resilience state lives (issue 16, team mode). */
+  team?: TeamView;
+}
+
+/** The state backend: `local` (this process and its SQLite), or `redis` shared by a team. */
+export interface TeamView {
+  backend: 'local' | 'redis';
+  /** `degraded`: Redis is unreachable; this instance serves on its local state meanwhile. */
+  status: 'connected' | 'degraded';
 }
 
 // ---------------------------------------------------------------------------

@@ -3,6 +3,7 @@ import { ValidationError } from '../validation-error';
 import { validateCombo } from './combo';
 import { validateGateway } from './gateway';
 import { validateProvider } from './provider';
+import { validateState } from './state';
 import type { TimeoutRanges } from './timeouts';
 import { array, object, uniqueBy } from './values';
 
@@ -11,7 +12,7 @@ import { array, object, uniqueBy } from './values';
  * exist only in the database, so they are checked against the catalog when applied.
  */
 export function validateConfig(value: unknown, timeoutRanges: TimeoutRanges): BreakwaterConfig {
-  const o = object(value, '', ['$schema', 'gateway', 'providers', 'combos', 'resilience']);
+  const o = object(value, '', ['$schema', 'gateway', 'providers', 'combos', 'resilience', 'state']);
   const config: BreakwaterConfig = {};
   if (o.gateway !== undefined) {
     config.gateway = validateGateway(o.gateway, 'gateway', timeoutRanges);
@@ -42,5 +43,6 @@ export function validateConfig(value: unknown, timeoutRanges: TimeoutRanges): Br
     // Keys are checked against the settings registry when the config is applied.
     config.resilience = object(o.resilience, 'resilience', null);
   }
+  if (o.state !== undefined) config.state = validateState(o.state, 'state');
   return config;
 }

@@ -196,6 +196,12 @@ export class CircuitBreaker {
     this.state = { ...this.state, probeUntil: null };
   }
 
+  /** Takes the state another instance moved this breaker to (team mode); history notes it. */
+  adopt(remote: BreakerSnapshot, now: number): void {
+    const cause = remote.history.at(-1)?.cause ?? 'changed';
+    this.move({ ...remote.state }, now, `${cause} (on another instance)`);
+  }
+
   reset(now: number, cause: string): void {
     this.move({ name: 'CLOSED', failures: 0 }, now, cause);
     this.state = { name: 'CLOSED', failures: 0 };

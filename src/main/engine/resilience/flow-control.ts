@@ -2,6 +2,7 @@ import type { QueueView, SessionView } from '../../../shared/contract';
 import type { CatalogConnection } from '../config/catalog';
 import type { Logger } from '../logger';
 import type { Settings } from '../settings/settings';
+import { LOCAL_STATE, type SharedPermit, type StateBackend } from '../state/backend';
 import type { SessionPinRepo } from '../store';
 import { effectiveExpiration, type QueueLimits, resolveLimits } from './admission';
 import { SessionAffinity } from './affinity';
@@ -15,6 +16,8 @@ export interface FlowDeps {
   log: Logger;
   now(): number;
   flushIntervalMs?: number;
+  /** Where else the state lives (team mode): `maxConcurrent`, queues and pins are then shared. */
+  shared?: StateBackend;
 }
 
 /** What an attempt holds while it runs; released once in `finally`, safe twice. */
@@ -28,13 +31,18 @@ class Hold implements FlowHold {
   constructor(
     readonly permit: Permit,
     readonly slot: QueueSlot,
+    private readonly team: SharedPermit | null = null,
   ) {}
 
   release(): void {
     this.slot.release();
+    this.team?.release();
     this.permit.release();
   }
 }
+
+/** A team permit outlives its attempt's deadline by this much (then it lapses in Redis). */
+const TEAM_PERMIT_GRACE_MS = 5_000;
 
 /**
  * Flow control in front of each connection (RESILIENCE.md §4, §5, §9): the `maxConcurrent`
@@ -43,7 +51,8 @@ class Hold implements FlowHold {
  */
 export class FlowControl {
   private readonly semaphores = new Map<string, Semaphore>();
-  readonly queues = new RequestQueues();
+  readonly queues: RequestQueues;
+  private readonly shared: StateBackend;
   readonly affinity: SessionAffinity;
   private readonly flusher: DeferredFlush;
   // Read for every attempt: computed once per settings change.
@@ -53,6 +62,8 @@ export class FlowControl {
 
   constructor(private readonly deps: FlowDeps) {
     this.flusher = new DeferredFlush(deps.flushIntervalMs ?? 1_000, () => this.flush());
+    this.shared = deps.shared ?? LOCAL_STATE;
+    this.queues = new RequestQueues(this.shared.limiterStore(), deps.log);
     this.concurrency = deps.settings.derived((s) => ({
       enabled: s.boolean('concurrencyLimit.enabled'),
       options: {
@@ -72,6 +83,18 @@ export class FlowControl {
     );
     this.ttlMs = deps.settings.derived((s) => s.number('sessionAffinityTtlMs'));
     this.affinity = new SessionAffinity(deps.pins.load(deps.now()));
+    this.shared.onChange((c) => {
+      if (c.kind !== 'pin') return;
+      const connection = (c.value as { connection: string } | null)?.connection;
+      if (connection) this.affinity.pin(c.id, connection, deps.now(), this.ttlMs());
+      this.scheduleFlush();
+    });
+  }
+
+  /** In team mode a `maxConcurrent` limit holds across instances (a Redis semaphore). */
+  private teamLimit(conn: CatalogConnection): number {
+    if (this.shared.kind === 'local' || !this.concurrency().enabled) return 0;
+    return conn.maxConcurrent ?? 0;
   }
 
   private semaphore(conn: CatalogConnection): Semaphore {
@@ -112,7 +135,8 @@ export class FlowControl {
     onExpire: () => void,
   ): FlowHold | Promise<FlowHold | QueueRejection> {
     const permit = this.semaphore(conn).tryAcquire();
-    if (!permit) return this.wait(null, provider, conn, upstreamTotalMs, cancel, onExpire);
+    if (!permit || this.teamLimit(conn) > 0)
+      return this.wait(permit, provider, conn, upstreamTotalMs, cancel, onExpire);
     const slot = this.queues.tryAcquire(
       provider,
       conn.id,
@@ -139,6 +163,7 @@ export class FlowControl {
         `flow: ${conn.id} maxConcurrent ${permit.bypass}; going ahead without a slot`,
       );
     }
+    const team = await this.teamPermit(conn, upstreamTotalMs, cancel.signal);
     const limits = this.limits(conn);
     const rateLimit = conn.options?.rateLimit ?? NO_RATE_LIMIT;
     const slot =
@@ -152,11 +177,32 @@ export class FlowControl {
         cancel.signal,
       ));
     if (slot instanceof QueueRejection) {
+      team?.release();
       permit.release();
       return slot;
     }
     slot.onExpire(onExpire);
-    return new Hold(permit, slot);
+    return new Hold(permit, slot, team);
+  }
+
+  /** The team's permit after this instance's own: it expires with the attempt's deadline. */
+  private async teamPermit(
+    conn: CatalogConnection,
+    upstreamTotalMs: number,
+    signal: AbortSignal,
+  ): Promise<SharedPermit | null> {
+    const limit = this.teamLimit(conn);
+    if (limit <= 0) return null;
+    const p = await this.shared.permit(
+      `conn:${conn.id}`,
+      limit,
+      upstreamTotalMs + TEAM_PERMIT_GRACE_MS,
+      this.concurrency().options.waitTimeoutMs,
+      signal,
+    );
+    if (!p.held && !signal.aborted)
+      this.deps.log.debug(`flow: ${conn.id} team maxConcurrent not held; going ahead (fail-open)`);
+    return p;
   }
 
   // ------------------------------------------------------------------ affinity
@@ -168,7 +214,11 @@ export class FlowControl {
   }
 
   pin(session: string, connection: string, now: number): void {
-    this.affinity.pin(session, connection, now, this.ttlMs());
+    const ttl = this.ttlMs();
+    // Peers learn a new or moved pin; refreshing the same pin stays local (no write per request).
+    if (this.shared.kind !== 'local' && this.affinity.pinned(session, now, ttl) !== connection)
+      this.shared.put({ kind: 'pin', id: session, value: { connection } }, ttl);
+    this.affinity.pin(session, connection, now, ttl);
     this.scheduleFlush();
   }
 

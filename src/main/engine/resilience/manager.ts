@@ -3,6 +3,7 @@ import type { Catalog, CatalogConnection } from '../config/catalog';
 import type { Logger } from '../logger';
 import type { Candidate } from '../routing/resolve';
 import type { Settings } from '../settings/settings';
+import { LOCAL_STATE, type StateBackend } from '../state/backend';
 import type { ResilienceRepo } from '../store';
 import type { ConnectionHealth } from '../store/state-records';
 import { applySuccess, cleared, isHealthy } from './connection-cooldown';
@@ -26,6 +27,7 @@ import {
 import { lockoutView } from './model-lockout';
 import { NOT_COOLING } from './provider-cooldown';
 import { ResilienceState } from './resilience-state';
+import { adoptChange } from './team-mirror';
 
 export type { Exclusion } from './exclusion';
 
@@ -40,7 +42,19 @@ export interface ResilienceDeps {
   recentEgress(connection: string, sinceMs: number): string | null;
   /** How often dirty state is written to SQLite (never on the request path). */
   flushIntervalMs?: number;
+  /** Where else the state lives (team mode); local by default. */
+  shared?: StateBackend;
 }
+
+/** The half-open probe an attempt holds: this breaker's permit, and the team's when shared. */
+export interface ProbeTicket {
+  local: number | null;
+  shared: string | null;
+}
+
+export type Admitted =
+  | { ok: true; probe: boolean; ticket: ProbeTicket | null }
+  | { ok: false; exclusion: Exclusion };
 
 /**
  * The request path's and the operator's one door to the resilience mechanisms. Decisions are
@@ -52,10 +66,14 @@ export class ResilienceManager {
   private readonly state: ResilienceState;
   private readonly egress: EgressMap;
   private host: HostNetwork = HOST_NETWORK_UP;
+  private readonly shared: StateBackend;
 
   constructor(private readonly deps: ResilienceDeps) {
     this.settings = deriveSettings(deps.settings);
+    this.shared = deps.shared ?? LOCAL_STATE;
+    this.shared.onChange((c) => adoptChange(this.state, c, deps.catalog(), deps.emit, deps.now()));
     this.state = new ResilienceState({
+      shared: this.shared,
       repo: deps.repo,
       settings: this.settings,
       emit: deps.emit,
@@ -73,29 +91,38 @@ export class ResilienceManager {
     return exclusionOf(this.state, this.settings.providerCooldownEnabled(), c, now);
   }
 
-  /** Admits a dispatch through the provider's breaker (takes the HALF_OPEN probe if due). */
-  admit(
-    c: Candidate,
-    now: number,
-    deadline: number,
-  ): { ok: true; probe: boolean; ticket: number | null } | { ok: false; exclusion: Exclusion } {
-    const breaker = this.state.breaker(c.target.provider);
+  /**
+   * Admits a dispatch through the provider's breaker (takes the HALF_OPEN probe if due). In team
+   * mode a probe also needs the team's one probe permit, the only case that waits for Redis.
+   */
+  admit(c: Candidate, now: number, deadline: number): Admitted | Promise<Admitted> {
+    const provider = c.target.provider;
+    const breaker = this.state.breaker(provider);
     const a = breaker.admit(now, deadline);
-    if (a.allowed)
-      return { ok: true, probe: a.probe, ticket: a.probe ? breaker.probeTicket() : null };
-    return {
-      ok: false,
-      exclusion: {
-        reason: 'circuit_open',
-        retryAfterMs: a.retryAfterMs,
-        detail: `circuit of ${c.target.provider.id} is not admitting`,
-      },
-    };
+    if (!a.allowed) return notAdmitting(provider.id, a.retryAfterMs, 'is not admitting');
+    if (!a.probe) return { ok: true, probe: false, ticket: null };
+    const local = breaker.probeTicket();
+    if (this.shared.kind === 'local')
+      return { ok: true, probe: true, ticket: { local, shared: null } };
+    return this.shared.probe(provider.id, deadline - now).then((shared): Admitted => {
+      if (shared !== null) return { ok: true, probe: true, ticket: { local, shared } };
+      breaker.releaseProbe(local);
+      return notAdmitting(
+        provider.id,
+        breaker.retryAfterMs(now),
+        'has its probe out on another instance',
+      );
+    });
   }
 
-  /** Gives an unused probe back (client abort, or an outcome that says nothing about the provider). */
-  release(c: Candidate, ticket: number | null): void {
-    if (ticket !== null) this.state.breaker(c.target.provider).releaseProbe(ticket);
+  /**
+   * Gives a probe back: the team's permit always (the next probe may go at once), this breaker's
+   * unless the outcome was recorded (`spent`).
+   */
+  release(c: Candidate, ticket: ProbeTicket | null, spent = false): void {
+    if (ticket === null) return;
+    if (!spent) this.state.breaker(c.target.provider).releaseProbe(ticket.local);
+    if (ticket.shared !== null) this.shared.releaseProbe(c.target.provider.id, ticket.shared);
   }
 
   // ---------------------------------------------------------------- outcomes
@@ -296,4 +323,11 @@ export class ResilienceManager {
   close(): void {
     this.state.close();
   }
+}
+
+function notAdmitting(provider: string, retryAfterMs: number, why: string): Admitted {
+  return {
+    ok: false,
+    exclusion: { reason: 'circuit_open', retryAfterMs, detail: `circuit of ${provider} ${why}` },
+  };
 }

@@ -1,5 +1,7 @@
 import Bottleneck from 'bottleneck';
 import type { QueueView } from '../../../shared/contract';
+import type { Logger } from '../logger';
+import type { LimiterStore } from '../state/backend';
 import { admit, type QueueCode, type QueueLimits } from './admission';
 
 /** Rate limits of one connection: configured, or learned from upstream rate-limit headers. */
@@ -32,6 +34,8 @@ export interface QueueSlot {
 
 interface Entry {
   limiter: Bottleneck;
+  /** Team mode: the same limits kept in Redis (one limiter id per connection), made on first use. */
+  cluster: Bottleneck | null;
   rateLimit: RateLimit;
   learnedRpm: number | null;
   waiting: number;
@@ -97,12 +101,44 @@ function limiterSettings(r: RateLimit, learnedRpm: number | null): Bottleneck.Co
 export class RequestQueues {
   private readonly entries = new Map<string, Entry>();
 
+  constructor(
+    private readonly store: LimiterStore | null = null,
+    private readonly log?: Logger,
+  ) {}
+
+  /** The limiter a job goes to: the team's while Redis is reachable, else this instance's. */
+  private limiterOf(key: string, e: Entry): Bottleneck {
+    if (!this.store?.usable()) return e.limiter;
+    if (!e.cluster) {
+      e.cluster = new Bottleneck({
+        ...limiterSettings(e.rateLimit, e.learnedRpm),
+        id: `${this.store.idPrefix}${key.replace('\u0000', '/')}`,
+        datastore: 'ioredis',
+        connection: this.store.connection,
+        clearDatastore: false,
+        // The limiter's keys in Redis expire after an hour without use.
+        timeout: 3_600_000,
+      });
+      e.cluster.on('error', (err: unknown) => this.log?.debug(`team queue ${key}: ${String(err)}`));
+    }
+    return e.cluster;
+  }
+
+  private updateLimits(e: Entry): void {
+    const settings = limiterSettings(e.rateLimit, e.learnedRpm);
+    e.limiter.updateSettings(settings);
+    // Typed as returning the limiter, it returns a promise (that rejects without Redis).
+    const update = e.cluster?.updateSettings(settings) as Promise<unknown> | undefined;
+    update?.catch(() => {});
+  }
+
   private entry(provider: string, connection: string, rateLimit: RateLimit): Entry {
     const key = `${provider}\u0000${connection}`;
     let e = this.entries.get(key);
     if (!e) {
       e = {
         limiter: new Bottleneck(limiterSettings(rateLimit, null)),
+        cluster: null,
         rateLimit,
         learnedRpm: null,
         waiting: 0,
@@ -112,7 +148,7 @@ export class RequestQueues {
       this.entries.set(key, e);
     } else if (!sameRateLimit(e.rateLimit, rateLimit)) {
       e.rateLimit = rateLimit;
-      e.limiter.updateSettings(limiterSettings(rateLimit, e.learnedRpm));
+      this.updateLimits(e);
     }
     return e;
   }
@@ -167,6 +203,7 @@ export class RequestQueues {
       );
     }
     e.waiting++;
+    const limiter = this.limiterOf(`${provider}\u0000${connection}`, e);
     return new Promise<QueueSlot | QueueRejection>((resolve) => {
       let state: 'waiting' | 'running' | 'gone' = 'waiting';
       let finish: () => void = () => {};
@@ -194,7 +231,7 @@ export class RequestQueues {
           new QueueRejection('RATE_LIMIT_QUEUE_TIMEOUT', null, 'client disconnected while queued'),
         );
       signal.addEventListener('abort', onAbort, { once: true });
-      e.limiter
+      limiter
         .schedule({ expiration: expirationMs }, () => {
           // A job whose waiter already gave up returns at once and frees its place.
           if (state !== 'waiting') return Promise.resolve();
@@ -215,7 +252,16 @@ export class RequestQueues {
           });
         })
         .catch((err: unknown) => {
-          if (!(err instanceof Bottleneck.BottleneckError)) return;
+          if (!(err instanceof Bottleneck.BottleneckError)) {
+            // The team's limiter lost Redis: go ahead without a slot rather than fail (fail-open).
+            if (state !== 'waiting') return;
+            state = 'gone';
+            e.waiting--;
+            clearTimeout(timer);
+            signal.removeEventListener('abort', onAbort);
+            resolve(new FreeSlot(e));
+            return;
+          }
           if (state === 'running') {
             // Expired: the attempt must stop; its `finally` releases the slot (already freed).
             finish();
@@ -252,7 +298,7 @@ export class RequestQueues {
     const e = this.entry(provider, connection, rateLimit);
     if (e.learnedRpm === rpm) return;
     e.learnedRpm = rpm;
-    e.limiter.updateSettings(limiterSettings(rateLimit, rpm));
+    this.updateLimits(e);
   }
 
   views(): QueueView[] {
@@ -271,6 +317,10 @@ export class RequestQueues {
   async close(): Promise<void> {
     const all = [...this.entries.values()];
     this.entries.clear();
-    await Promise.all(all.map((e) => e.limiter.stop({ dropWaitingJobs: true }).catch(() => {})));
+    await Promise.all(
+      all.flatMap((e) =>
+        [e.limiter, e.cluster].map((l) => l?.stop({ dropWaitingJobs: true }).catch(() => {})),
+      ),
+    );
   }
 }

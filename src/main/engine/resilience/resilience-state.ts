@@ -6,6 +6,7 @@
 import type { EngineEvent } from '../../../shared/contract';
 import type { CatalogConnection, CatalogProvider } from '../config/catalog';
 import type { Logger } from '../logger';
+import type { StateBackend } from '../state/backend';
 import type { ResilienceChanges, ResilienceRepo } from '../store';
 import type { BreakerSnapshot, ConnectionHealth, LockoutEntry } from '../store/state-records';
 import { CircuitBreaker } from './breaker';
@@ -23,7 +24,12 @@ export interface ResilienceStateDeps {
   now(): number;
   /** How often dirty state is written to SQLite. */
   flushIntervalMs: number;
+  /** Where else the state lives (team mode); changes of this instance are sent there. */
+  shared: StateBackend;
 }
+
+/** A shared connection record outlives its cooldown by this much (its backoff level is kept). */
+const HEALTH_GRACE_MS = 3_600_000;
 
 export class ResilienceState {
   private readonly breakers = new Map<string, CircuitBreaker>();
@@ -37,6 +43,8 @@ export class ResilienceState {
     lockouts: new Map(),
   };
   private readonly flusher: DeferredFlush;
+  /** True while a peer's change is applied: it is not sent back. */
+  private adopting = false;
 
   constructor(private readonly deps: ResilienceStateDeps) {
     this.flusher = new DeferredFlush(deps.flushIntervalMs, () => this.flush());
@@ -84,8 +92,23 @@ export class ResilienceState {
 
   markBreaker(provider: string): void {
     const b = this.breakers.get(provider);
-    if (b) this.dirty.breakers.set(provider, b.toJSON());
+    if (b) {
+      const snapshot = b.toJSON();
+      this.dirty.breakers.set(provider, snapshot);
+      if (!this.adopting)
+        this.deps.shared.put({ kind: 'breaker', id: provider, value: snapshot }, null);
+    }
     this.flusher.schedule();
+  }
+
+  /** Applies a change another instance made, without sending it back. */
+  adopt(apply: () => void): void {
+    this.adopting = true;
+    try {
+      apply();
+    } finally {
+      this.adopting = false;
+    }
   }
 
   /** The provider's windowed cooldown, created on first use. */
@@ -151,6 +174,14 @@ export class ResilienceState {
       this.dirty.health.set(connection, h);
     }
     this.flusher.schedule();
+    if (!this.adopting) this.share(connection, h);
+  }
+
+  private share(connection: string, h: ConnectionHealth): void {
+    const change = { kind: 'health' as const, id: connection, value: isHealthy(h) ? null : h };
+    const until = h.status === 'unavailable' ? h.rateLimitedUntil : null;
+    if (until === null) this.deps.shared.put(change, null);
+    else this.deps.shared.lengthen(change, until, until - this.deps.now() + HEALTH_GRACE_MS);
   }
 
   // ---------------------------------------------------------------- model scope
@@ -159,6 +190,10 @@ export class ResilienceState {
   markLockout(key: string, entry: LockoutEntry | null): void {
     this.dirty.lockouts.set(key, entry);
     this.flusher.schedule();
+    if (this.adopting) return;
+    const ttl = entry ? entry.expiresAt - this.deps.now() : null;
+    if (ttl === null || ttl > 0)
+      this.deps.shared.put({ kind: 'lockout', id: key, value: entry }, ttl);
   }
 
   /** A success halves counts without removing entries: those rows change too. */

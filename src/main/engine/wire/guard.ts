@@ -17,6 +17,11 @@ export function isLoopbackHost(host: string): boolean {
   return LOOPBACK_NAMES.has(host) || isLoopbackAddress(host);
 }
 
+/** A host as it goes in a URL (IPv6 in brackets). */
+export function urlHost(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
+}
+
 /** Hostname part of a Host header (`[::1]:4141` → `[::1]`, `localhost:4141` → `localhost`). */
 function hostnameOf(hostHeader: string): string {
   if (hostHeader.startsWith('[')) {

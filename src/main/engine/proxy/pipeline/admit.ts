@@ -1,4 +1,5 @@
 import type { Catalog } from '../../config/catalog';
+import type { Admitted } from '../../resilience/manager';
 import { DeadlineError } from '../../upstream/attempt';
 import { readUpstreamError } from '../../upstream/upstream-errors';
 import type { Attempt, AttemptOutcome, AttemptStage } from './attempt';
@@ -12,22 +13,14 @@ import { CONTINUE, type Decision, skip } from './decision';
  */
 export const admit: AttemptStage = {
   name: 'admit',
-  enter(a: Attempt): Decision {
-    const { ctx, candidate, deps } = a;
-    const startedAt = ctx.now();
+  enter(a: Attempt): Decision | Promise<Decision> {
+    const startedAt = a.ctx.now();
     const remaining = Math.max(1, Math.min(a.attemptMs, a.dispatch.budgetEnd - startedAt));
-    const admitted = deps.resilience.admit(candidate, startedAt, startedAt + remaining);
-    if (!admitted.ok) {
-      const ex = admitted.exclusion;
-      return skip(ex.reason, ex.retryAfterMs, ex.detail);
-    }
-    a.startedAt = startedAt;
-    a.remaining = remaining;
-    a.probe = admitted.probe;
-    a.dispatch.attempted++;
-    ctx.served = candidate;
-    a.handle.admit(admitted.ticket, remaining, () => a.cancel.abort(new DeadlineError(remaining)));
-    return CONTINUE;
+    const admitted = a.deps.resilience.admit(a.candidate, startedAt, startedAt + remaining);
+    // Only a half-open probe in team mode waits (for the team's probe permit).
+    return admitted instanceof Promise
+      ? admitted.then((x) => admitting(a, x, startedAt, remaining))
+      : admitting(a, admitted, startedAt, remaining);
   },
 
   /**
@@ -83,6 +76,20 @@ export const admit: AttemptStage = {
     }
   },
 };
+
+function admitting(a: Attempt, admitted: Admitted, startedAt: number, remaining: number): Decision {
+  if (!admitted.ok) {
+    const ex = admitted.exclusion;
+    return skip(ex.reason, ex.retryAfterMs, ex.detail);
+  }
+  a.startedAt = startedAt;
+  a.remaining = remaining;
+  a.probe = admitted.probe;
+  a.dispatch.attempted++;
+  a.ctx.served = a.candidate;
+  a.handle.admit(admitted.ticket, remaining, () => a.cancel.abort(new DeadlineError(remaining)));
+  return CONTINUE;
+}
 
 /** The upstream's own error message, scrubbed, for logs, events and the dashboard. */
 function upstreamMessageOf(raw: Buffer, status: number, catalog: Catalog): string {

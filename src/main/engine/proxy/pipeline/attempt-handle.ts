@@ -1,5 +1,5 @@
 import type { FlowHold } from '../../resilience/flow-control';
-import type { ResilienceManager } from '../../resilience/manager';
+import type { ProbeTicket, ResilienceManager } from '../../resilience/manager';
 import type { Candidate } from '../../routing/resolve';
 
 /**
@@ -10,7 +10,7 @@ import type { Candidate } from '../../routing/resolve';
  */
 export class AttemptHandle {
   private hold: FlowHold | null = null;
-  private ticket: number | null = null;
+  private ticket: ProbeTicket | null = null;
   private admitted = false;
   /** The admission's outcome was recorded (or must not be given back): the ticket is spent. */
   private settled = false;
@@ -28,7 +28,7 @@ export class AttemptHandle {
   }
 
   /** The breaker let the attempt go; the call must end within `ms` (then `onDeadline`). */
-  admit(ticket: number | null, ms: number, onDeadline: () => void): void {
+  admit(ticket: ProbeTicket | null, ms: number, onDeadline: () => void): void {
     this.admitted = true;
     this.ticket = ticket;
     this.deadline = setTimeout(onDeadline, ms);
@@ -44,7 +44,7 @@ export class AttemptHandle {
   release(): void {
     if (this.released) return;
     this.released = true;
-    if (this.admitted && !this.settled) this.resilience.release(this.candidate, this.ticket);
+    if (this.admitted) this.resilience.release(this.candidate, this.ticket, this.settled);
     if (this.deadline) {
       clearTimeout(this.deadline);
       const id = this.candidate.connection.id;

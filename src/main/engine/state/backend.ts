@@ -1,0 +1,79 @@
+// The state backend seam (issue 16). The resilience mechanisms keep deciding on their in-memory
+// state, which stays the one the request path reads; a backend only says where else that state
+// lives. `local`: nowhere else (this process and its SQLite, as before). `redis`: shared by every
+// instance of a team, with the transitions that must be atomic across instances done in Redis.
+
+import type Bottleneck from 'bottleneck';
+import type { TeamView } from '../../../shared/contract';
+
+/** The kinds of state instances share (each has its own key space and mirror). */
+export type SharedKind = 'breaker' | 'health' | 'lockout' | 'pin';
+
+/** One record changed: its new value, or null when it was removed. */
+export interface SharedChange {
+  kind: SharedKind;
+  id: string;
+  value: unknown;
+}
+
+/** A permit of a cross-instance semaphore; released in `finally`, safe twice. */
+export interface SharedPermit {
+  /** False when the request went ahead without one (fail-open: no Redis, or the wait ran out). */
+  readonly held: boolean;
+  release(): void;
+}
+
+/** Bottleneck's Redis clustering for the request queues: one limiter id per connection. */
+export interface LimiterStore {
+  readonly connection: Bottleneck.IORedisConnection;
+  readonly idPrefix: string;
+  /** False while Redis is unreachable: the queues then use their local limiters. */
+  usable(): boolean;
+}
+
+export interface StateBackend {
+  readonly kind: 'local' | 'redis';
+  view(): TeamView;
+  /** Changes other instances made (never this one's own), applied to the local mirror. */
+  onChange(listener: (c: SharedChange) => void): void;
+  onStatus(listener: (v: TeamView) => void): void;
+  /** Stores a change and tells the others. Never waits and never throws (fail-open). */
+  put(c: SharedChange, ttlMs: number | null): void;
+  /**
+   * Stores a cooldown only if it ends after the one stored (the herd guard across instances);
+   * when it does not, the stored one comes back through `onChange`.
+   */
+  lengthen(c: SharedChange, until: number, ttlMs: number): void;
+  /** The half-open probe permit of `scope` across instances: a token, or null when taken. */
+  probe(scope: string, ttlMs: number): Promise<string | null>;
+  releaseProbe(scope: string, token: string): void;
+  /** A permit of the semaphore `scope` (at most `limit` held, each expiring after `ttlMs`). */
+  permit(
+    scope: string,
+    limit: number,
+    ttlMs: number,
+    waitMs: number,
+    signal: AbortSignal,
+  ): Promise<SharedPermit>;
+  limiterStore(): LimiterStore | null;
+  close(): Promise<void>;
+}
+
+export const NO_SHARED_PERMIT: SharedPermit = Object.freeze({ held: false, release() {} });
+
+const LOCAL_VIEW: TeamView = Object.freeze({ backend: 'local', status: 'connected' });
+
+/** The default: nothing is shared, every call is free (the request path never reaches Redis). */
+export const LOCAL_STATE: StateBackend = Object.freeze({
+  kind: 'local',
+  view: () => LOCAL_VIEW,
+  onChange() {},
+  onStatus() {},
+  put() {},
+  lengthen() {},
+  probe: () => Promise.resolve('local'),
+  releaseProbe() {},
+  permit: () => Promise.resolve(NO_SHARED_PERMIT),
+  limiterStore: () => null,
+  close: () => Promise.resolve(),
+});
