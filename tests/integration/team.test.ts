@@ -13,7 +13,12 @@ import { chat, startInstance, type TeamInstance, until } from '../support/team';
 
 const missing = redisMissing();
 const KEY = 'sk-test-team-0123456789abcdef';
-const NAMES = ['rl', 'bk', 'br', 'mc', 'bn', 'ld', 'rs'] as const;
+const NAMES = ['rl', 'bk', 'br', 'mc', 'bn', 'ld', 'rs', 'ls'] as const;
+/** Gateway keys: a plain one for most requests, and two lease holders for `ls-1`. */
+const TEAM = 'bw-team-plain-key-0123456789';
+const ALICE = 'bw-team-alice-key-0123456789';
+const BOB = 'bw-team-bob-key-0123456789';
+const AS = (key: string) => ({ authorization: `Bearer ${key}` });
 type Name = (typeof NAMES)[number];
 
 function provider(id: Name, fake: FakeUpstream, extra: object = {}): ProviderConfig {
@@ -28,7 +33,15 @@ function provider(id: Name, fake: FakeUpstream, extra: object = {}): ProviderCon
 }
 
 function teamConfig(f: Record<Name, FakeUpstream>): BreakwaterConfig {
+  const lease = { scopes: ['lease:exclusive'], allowedConnections: ['ls-1'] };
   return {
+    gateway: {
+      apiKeys: [
+        { name: 'team', key: TEAM },
+        { name: 'alice', key: ALICE, ...lease },
+        { name: 'bob', key: BOB, ...lease },
+      ],
+    },
     providers: [
       provider('rl', f.rl),
       provider('bk', f.bk),
@@ -37,6 +50,7 @@ function teamConfig(f: Record<Name, FakeUpstream>): BreakwaterConfig {
       provider('bn', f.bn, { rateLimit: { requestsPerMinute: 3 } }),
       provider('ld', f.ld),
       provider('rs', f.rs),
+      provider('ls', f.ls),
     ],
     combos: [
       { name: 'cool', strategy: 'priority', targets: ['rl/m', 'bk/m'] },
@@ -90,7 +104,7 @@ describe.skipIf(missing !== null)(
 
     it('a 429 with Retry-After on A makes B skip that connection without calling it', async () => {
       fakes.rl.script({ status: 429, headers: { 'retry-after': '30' } });
-      const first = await chat(a.url, 'cool');
+      const first = await chat(a.url, 'cool', AS(TEAM));
       expect(first.status).toBe(200);
       expect(fakes.rl.requestCount).toBe(1);
       const took = await until('B sees rl-1 cooling', async () => {
@@ -98,7 +112,7 @@ describe.skipIf(missing !== null)(
         return c?.status === 'unavailable' && (c.rateLimitedUntil ?? 0) > Date.now() + 20_000;
       });
       expect(took).toBeLessThan(1_000);
-      const onB = await chat(b.url, 'cool');
+      const onB = await chat(b.url, 'cool', AS(TEAM));
       expect(onB.status).toBe(200);
       expect(onB.headers.get('x-breakwater-decision') ?? '').toContain('bk');
       expect(fakes.rl.requestCount).toBe(1);
@@ -108,20 +122,20 @@ describe.skipIf(missing !== null)(
     it('a breaker opened on A is open on B, and one probe runs across both', async () => {
       fakes.br.setDefault({ status: 500 });
       for (let i = 0; i < 3; i++)
-        expect((await chat(a.url, 'br/m')).status).toBeGreaterThanOrEqual(500);
+        expect((await chat(a.url, 'br/m', AS(TEAM))).status).toBeGreaterThanOrEqual(500);
       await until('B sees the breaker of br open', async () => {
         const br = (await b.state()).breakers.find((x) => x.provider === 'br');
         return br?.state === 'OPEN';
       });
       const before = fakes.br.requestCount;
       // Refused on B without a call: the circuit is open there too.
-      expect((await chat(b.url, 'br/m')).status).toBe(503);
+      expect((await chat(b.url, 'br/m', AS(TEAM))).status).toBe(503);
       expect(fakes.br.requestCount).toBe(before);
       // The reset timeout (1.5 s) passes on both: six requests at once, one probe between them.
       await new Promise((r) => setTimeout(r, 1_700));
       fakes.br.setDefault({ delayMs: 400 });
       const answers = await Promise.all(
-        [a, b, a, b, a, b].map((i) => chat(i.url, 'br/m').then((r) => r.status)),
+        [a, b, a, b, a, b].map((i) => chat(i.url, 'br/m', AS(TEAM)).then((r) => r.status)),
       );
       expect(fakes.br.requestCount - before).toBe(1);
       expect(answers.filter((s) => s === 200)).toHaveLength(1);
@@ -134,7 +148,7 @@ describe.skipIf(missing !== null)(
     it('maxConcurrent: 1 holds across both instances', async () => {
       fakes.mc.setDefault({ delayMs: 300 });
       const answers = await Promise.all(
-        [a, b, a, b, a, b].map((i) => chat(i.url, 'mc/m').then((r) => r.status)),
+        [a, b, a, b, a, b].map((i) => chat(i.url, 'mc/m', AS(TEAM)).then((r) => r.status)),
       );
       expect(answers).toEqual([200, 200, 200, 200, 200, 200]);
       const at = fakes.mc.requests.map((r) => r.at).sort((x, y) => x - y);
@@ -144,21 +158,60 @@ describe.skipIf(missing !== null)(
     });
 
     it('a Bottleneck-limited connection keeps its per-minute limit across both', async () => {
-      expect((await chat(a.url, 'bn/m')).status).toBe(200);
-      expect((await chat(a.url, 'bn/m')).status).toBe(200);
-      expect((await chat(b.url, 'bn/m')).status).toBe(200);
+      expect((await chat(a.url, 'bn/m', AS(TEAM))).status).toBe(200);
+      expect((await chat(a.url, 'bn/m', AS(TEAM))).status).toBe(200);
+      expect((await chat(b.url, 'bn/m', AS(TEAM))).status).toBe(200);
       // The fourth within the minute waits in the team's queue until maxWaitMs and is refused.
-      const fourth = await chat(b.url, 'bn/m');
+      const fourth = await chat(b.url, 'bn/m', AS(TEAM));
       expect(fourth.status).toBe(429);
       expect(JSON.stringify(await fourth.json())).toContain('RATE_LIMIT_QUEUE_TIMEOUT');
       expect(fakes.bn.requestCount).toBe(3);
+    });
+
+    it('a lease acquired on A refuses a second client on B (429) and a stale generation on B (409)', async () => {
+      const lease = (url: string, key: string, body: object) =>
+        fetch(`${url}/api/v1/session-leases`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...AS(key) },
+          body: JSON.stringify(body),
+        });
+      const first = await lease(a.url, ALICE, { action: 'acquire', ttlMs: 60_000 });
+      expect(first.status).toBe(200);
+      const held = (await first.json()) as { owner: string; generation: number };
+      await until('B mirrors the lease', async () =>
+        (await b.state()).leases.some((l) => l.connection === 'ls-1' && l.state === 'ACTIVE'),
+      );
+      const other = await lease(b.url, BOB, { action: 'acquire' });
+      expect(other.status).toBe(429);
+      expect(((await other.json()) as { error: { code: string } }).error.code).toBe(
+        'LEASE_CAPACITY_UNAVAILABLE',
+      );
+      // The owner acquires again on A: generation 2 fences generation 1 off, on B too.
+      const again = await lease(a.url, ALICE, { action: 'acquire', owner: held.owner });
+      expect(((await again.json()) as { generation: number }).generation).toBe(held.generation + 1);
+      await until('B mirrors generation 2', async () =>
+        (await b.state()).leases.some((l) => l.generation === held.generation + 1),
+      );
+      const stale = await chat(b.url, 'ls/m', {
+        ...AS(ALICE),
+        'x-breakwater-lease-owner': held.owner,
+        'x-breakwater-lease-generation': String(held.generation),
+      });
+      expect(stale.status).toBe(409);
+      expect(JSON.stringify(await stale.json())).toContain('LEASE_GENERATION_STALE');
+      const current = await chat(b.url, 'ls/m', {
+        ...AS(ALICE),
+        'x-breakwater-lease-owner': held.owner,
+        'x-breakwater-lease-generation': String(held.generation + 1),
+      });
+      expect(current.status).toBe(200);
     });
 
     it('Redis stopped mid-load: no request fails, both degrade, recover and resynchronise', async () => {
       let running = true;
       const statuses: number[] = [];
       const worker = async (i: TeamInstance) => {
-        while (running) statuses.push((await chat(i.url, 'ld/m')).status);
+        while (running) statuses.push((await chat(i.url, 'ld/m', AS(TEAM))).status);
       };
       const load = Promise.all([worker(a), worker(b), worker(a), worker(b)]);
       await new Promise((r) => setTimeout(r, 300));
@@ -168,7 +221,7 @@ describe.skipIf(missing !== null)(
       );
       // Learnt while Redis is away: kept, and sent once it is back.
       fakes.rs.script({ status: 429, headers: { 'retry-after': '60' } });
-      expect((await chat(a.url, 'resync')).status).toBe(200);
+      expect((await chat(a.url, 'resync', AS(TEAM))).status).toBe(200);
       await new Promise((r) => setTimeout(r, 300));
       await redis.start();
       await until(

@@ -80,11 +80,11 @@ export async function until(
   throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
 }
 
-/** One non-streaming Chat Completions request to an instance. */
+/** One non-streaming Chat Completions request to an instance (with `headers`, e.g. a key). */
 export function chat(
   url: string,
   model: string,
-  headers: Record<string, string> = {},
+  headers: Record<string, string>,
 ): Promise<Response> {
   return fetch(`${url}/v1/chat/completions`, {
     method: 'POST',

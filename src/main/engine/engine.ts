@@ -22,6 +22,7 @@ import { handleSessionLeases } from './proxy/session-leases';
 import { FlowControl } from './resilience/flow-control';
 import type { HostNetworkEvent } from './resilience/host-network';
 import { LeaseService } from './resilience/lease-service';
+import { teamLeaseRepo } from './resilience/lease-team';
 import { ResilienceManager } from './resilience/manager';
 import { ShapeRepairs } from './resilience/shape-repair';
 import { SubscriptionService } from './resilience/subscription-service';
@@ -224,7 +225,7 @@ export function createEngine(opts: EngineOptions): Engine {
   });
   // Exclusive session leases (§10); ACTIVE ones survive restarts, revoked keys end theirs.
   const leases = new LeaseService({
-    repo: store.leases,
+    repo: teamLeaseRepo(store.leases, shared, clock, (l) => leases.adopt(l, clock.now())),
     emit: (e) => events.emit(e),
     log,
     keys: apiKeys,

@@ -20,6 +20,7 @@ import {
 } from './lease-fence';
 import { acquiredEvent, endedEvent, FENCE_STATUS, LeaseLedger, LeaseRefusal } from './lease-ledger';
 import { acquireOptions, type ExclusionOf, type LeasePlan, planLeases } from './lease-planning';
+import { adoptLease } from './lease-team';
 import {
   chooseConnection,
   clampTtl,
@@ -377,6 +378,13 @@ export class LeaseService {
       events.push(acquiredEvent(moved, now, `moved from ${l.connection}, which was not eligible`));
       this.deps.log.info(`lease g${l.generation} moved from ${l.connection} to ${connection}`);
     });
+  }
+
+  /** Team mode: a lease another instance changed (see lease-team.ts). */
+  adopt(remote: Lease, now: number): void {
+    this.ledger.write(now, (events) =>
+      adoptLease(this.deps.repo, remote, events, this.deps.log, now),
+    );
   }
 }
 

@@ -1,0 +1,105 @@
+// Team mode for exclusive session leases (RESILIENCE.md §10, issue 16). Each instance keeps every
+// team lease in its own SQLite table, the mirror its fence and plan read: a lease written here is
+// sent to the others once its transaction commits, and a lease written elsewhere is written here
+// (by owner and generation; row ids are each instance's own).
+
+import type { EngineEvent } from '../../../shared/contract';
+import type { Clock } from '../clock';
+import type { Logger } from '../logger';
+import type { StateBackend } from '../state/backend';
+import type { LeaseRepo } from '../store/leases';
+import type { Lease } from '../store/state-records';
+import { acquiredEvent, endedEvent } from './lease-ledger';
+
+/** An ended lease stays shared this long (its generation fences the owner's older holders). */
+const ENDED_SHARED_MS = 3_600_000;
+
+/**
+ * The repository with every committed insert and update also sent to the team. Changes made in a
+ * transaction that rolls back (a refusal) are never sent.
+ */
+export function teamLeaseRepo(
+  repo: LeaseRepo,
+  shared: StateBackend,
+  clock: Clock,
+  adopt: (remote: Lease) => void,
+): LeaseRepo {
+  if (shared.kind === 'local') return repo;
+  shared.onChange((c) => {
+    if (c.kind === 'lease' && c.value) adopt(c.value as Lease);
+  });
+  const now = () => clock.now();
+  let depth = 0;
+  let outbox: Lease[] = [];
+  const send = (l: Lease) => {
+    const ttl =
+      l.status.name === 'ACTIVE' ? l.expiresAt - now() + ENDED_SHARED_MS : ENDED_SHARED_MS;
+    shared.put({ kind: 'lease', id: `${l.ownerHash}:${l.generation}`, value: l }, ttl);
+  };
+  const note = (l: Lease) => {
+    if (depth > 0) outbox.push(l);
+    else send(l);
+  };
+  return {
+    ...repo,
+    atomically<T>(fn: () => T): T {
+      depth++;
+      try {
+        const result = repo.atomically(fn);
+        if (depth === 1) for (const l of outbox) send(l);
+        return result;
+      } finally {
+        depth--;
+        if (depth === 0) outbox = [];
+      }
+    },
+    insert(lease) {
+      const stored = repo.insert(lease);
+      note(stored);
+      return stored;
+    },
+    update(lease) {
+      repo.update(lease);
+      note(lease);
+    },
+  };
+}
+
+/**
+ * Writes a lease another instance changed into this instance's table (inside a ledger write) and
+ * announces it. A lease this instance holds on the same connection for another owner loses: the
+ * remote one was committed in Redis first (rare: two acquires within the pub/sub delay).
+ */
+export function adoptLease(
+  repo: LeaseRepo,
+  remote: Lease,
+  events: EngineEvent[],
+  log: Logger,
+  now: number,
+): void {
+  const latest = repo.latestForOwner(remote.ownerHash, remote.keyName);
+  if (latest && latest.generation > remote.generation) return;
+  const active = remote.status.name === 'ACTIVE';
+  if (latest && latest.generation === remote.generation) {
+    repo.update({ ...remote, id: latest.id });
+  } else {
+    if (active) {
+      for (const l of repo.active()) {
+        if (l.connection !== remote.connection && l.ownerHash !== remote.ownerHash) continue;
+        const ended: Lease = {
+          ...l,
+          status: { name: 'INVALIDATED', endedAt: now, reason: 'superseded' },
+        };
+        repo.update(ended);
+        events.push(endedEvent(ended, now, 'taken on another instance'));
+        log.warn(`lease g${l.generation} on ${l.connection} ended: taken on another instance`);
+      }
+    }
+    repo.insert({ ...remote, id: 0 });
+  }
+  events.push(
+    active
+      ? acquiredEvent(remote, now, `on another instance (generation ${remote.generation})`)
+      : endedEvent(remote, now),
+  );
+}
