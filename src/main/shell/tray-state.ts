@@ -30,6 +30,7 @@ export function trayLevel({ snapshot, startupError }: TrayInput): TrayLevel {
   const degraded =
     snapshot.breakers.some((b) => b.state === 'DEGRADED' || b.state === 'HALF_OPEN') ||
     cooling(snapshot).length > 0 ||
+    snapshot.team?.status === 'degraded' ||
     snapshot.lockouts.some((l) => l.expiresAt > snapshot.at);
   return degraded ? 'degraded' : 'ok';
 }
@@ -47,6 +48,7 @@ export function statusLine(input: TrayInput): string {
     .filter((b) => b.state === 'DEGRADED' || b.state === 'HALF_OPEN')
     .map((b) => b.provider);
   const parts: string[] = [];
+  if (snapshot.team?.status === 'degraded') parts.push('team state unavailable');
   if (degraded.length > 0) parts.push(`degraded: ${degraded.join(', ')}`);
   if (cool.length > 0)
     parts.push(`${cool.length} connection${cool.length === 1 ? '' : 's'} cooling`);

@@ -1,6 +1,7 @@
 import { type FormEvent, useEffect, useState } from 'react';
 import { saveToken } from './bridge/token';
 import type { DashboardBridge } from './bridge/types';
+import { TeamBanner } from './components/TeamBanner';
 import { CombosPage } from './pages/combos/CombosPage';
 import { Overview } from './pages/overview/Overview';
 import { Providers } from './pages/providers/Providers';
@@ -201,6 +202,7 @@ export function App({ bridge, hasToken }: { bridge: DashboardBridge; hasToken: b
         </div>
       </header>
       <Notice />
+      <TeamBanner />
       <main className="content">
         <SetupWizard />
         <CurrentPage />

@@ -311,6 +311,16 @@ export function applyEvent(model: DashboardModel, event: EngineEvent): Dashboard
         }),
       };
     }
+    case 'team.status':
+      return {
+        ...model,
+        snapshot: snap && { ...snap, team: event.team },
+        activity: activity(model, {
+          at: event.at,
+          tone: event.team.status === 'connected' ? 'ok' : 'warn',
+          text: event.team.status === 'connected' ? 'team state connected' : TEAM_UNAVAILABLE,
+        }),
+      };
     case 'config.changed':
       return {
         ...model,
@@ -342,6 +352,13 @@ export function nextDeadline(snapshot: Snapshot): number | null {
 
 export type Level = 'ok' | 'warn' | 'bad' | 'idle';
 
+/** What the dashboard and the tray say while the team's Redis is unreachable (issue 16). */
+export const TEAM_UNAVAILABLE = 'team state unavailable';
+
+export function teamDegraded(snapshot: Snapshot): boolean {
+  return snapshot.team?.status === 'degraded';
+}
+
 export interface Incident {
   key: string;
   level: Level;
@@ -363,6 +380,15 @@ export function incidents(snapshot: Snapshot): Incident[] {
       level: 'warn',
       title: 'Gateway paused',
       detail: 'Agents get 503 until you resume.',
+      until: null,
+    });
+  }
+  if (teamDegraded(snapshot)) {
+    out.push({
+      key: 'team',
+      level: 'warn',
+      title: TEAM_UNAVAILABLE,
+      detail: 'Redis is unreachable: serving on local state; it resynchronises when Redis is back.',
       until: null,
     });
   }

@@ -1,0 +1,66 @@
+// Team mode in the views: the tray and the dashboard say "team state unavailable" while Redis is
+// unreachable, and the `team.status` event moves the dashboard without a refetch.
+import { describe, expect, it } from 'vitest';
+import { statusLine, trayLevel } from '../../src/main/shell/tray-state';
+import {
+  applyEvent,
+  applySnapshot,
+  type DashboardModel,
+  emptyModel,
+  incidents,
+} from '../../src/renderer/src/state/model';
+import type { Snapshot, TeamView } from '../../src/shared/contract';
+
+const AT = 1_800_000_000_000;
+
+function snapshot(team?: TeamView): Snapshot {
+  return {
+    at: AT,
+    gateway: {
+      version: '0.1.0',
+      host: '127.0.0.1',
+      port: 4141,
+      baseUrl: 'http://127.0.0.1:4141',
+      startedAt: AT - 1000,
+      paused: false,
+      requestsTotal: 0,
+      errorsTotal: 0,
+      inFlight: 0,
+    },
+    breakers: [],
+    connections: [],
+    lockouts: [],
+    queues: [],
+    leases: [],
+    sessions: [],
+    ...(team ? { team } : {}),
+  };
+}
+
+const DEGRADED: TeamView = { backend: 'redis', status: 'degraded' };
+const CONNECTED: TeamView = { backend: 'redis', status: 'connected' };
+
+describe('team state in the tray and the dashboard', () => {
+  it('the tray says so and shows the degraded icon; connected or local says nothing', () => {
+    const input = { snapshot: snapshot(DEGRADED), startupError: null };
+    expect(statusLine(input)).toBe('Running, team state unavailable');
+    expect(trayLevel(input)).toBe('degraded');
+    for (const team of [CONNECTED, undefined]) {
+      const ok = { snapshot: snapshot(team), startupError: null };
+      expect(statusLine(ok)).toBe('Running, all healthy');
+      expect(trayLevel(ok)).toBe('ok');
+    }
+  });
+
+  it('the dashboard lists it as an incident and follows team.status events', () => {
+    expect(incidents(snapshot(DEGRADED)).map((i) => i.title)).toEqual(['team state unavailable']);
+    expect(incidents(snapshot(CONNECTED))).toEqual([]);
+    let model: DashboardModel = applySnapshot(emptyModel, snapshot(CONNECTED), AT);
+    model = applyEvent(model, { type: 'team.status', at: AT + 1, team: DEGRADED });
+    expect(model.snapshot?.team).toEqual(DEGRADED);
+    expect(model.activity[0]?.text).toBe('team state unavailable');
+    model = applyEvent(model, { type: 'team.status', at: AT + 2, team: CONNECTED });
+    expect(model.snapshot?.team).toEqual(CONNECTED);
+    expect(incidents(model.snapshot!)).toEqual([]);
+  });
+});
