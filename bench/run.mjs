@@ -12,12 +12,15 @@
 //   --baseline=DIR  also run the Breakwater built in another checkout DIR (its out/main/cli.js)
 //               as a fourth system in the latency and throughput scenarios, alternated with
 //               this one, and print this build against it (a before/after on the same machine)
+//   --no-team   leave out the team-mode systems (Breakwater on Redis; bench/team.mjs), which run
+//               in the latency and throughput scenarios whenever redis-server is installed
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, freemem, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { buildIfStale, ROOT, SERVE_OUTPUTS } from '../scripts/build-if-stale.mjs';
 import { killAll, sleep, startGenerator, startServer, startUpstream } from './harness.mjs';
+import { haveRedis, startBenchRedis, TEAM_LABELS, teamConfig, teamReport } from './team.mjs';
 
 const args = new Set(process.argv.slice(2));
 const QUICK = args.has('--quick');
@@ -29,6 +32,7 @@ const ONLY = [...args]
 const wanted = (name) => !ONLY || ONLY.includes(name);
 const PROFILE = args.has('--profile');
 const BASELINE = [...args].find((a) => a.startsWith('--baseline='))?.slice(11) ?? null;
+const TEAM = !args.has('--no-team') && haveRedis();
 /**
  * On Linux with two or more cores, the throughput scenarios run with the proxies on core 0 and
  * the upstream and the load generator on core 1 (taskset). Unpinned, the four processes fight
@@ -207,7 +211,7 @@ function profileFlags(name) {
     : [];
 }
 
-function startBreakwater(label = 'breakwater', cli = CLI) {
+function startBreakwater(label = 'breakwater', cli = CLI, config = configFile) {
   const dataDir = join(scratch, `data-${++bwRuns}`);
   return startServer(
     label,
@@ -217,7 +221,7 @@ function startBreakwater(label = 'breakwater', cli = CLI) {
       cli,
       'serve',
       '--config',
-      configFile,
+      config,
       '--port',
       '0',
       '--data-dir',
@@ -259,7 +263,11 @@ async function alternate(systems, rounds, fn) {
 
 function job(system, stream, extra = {}) {
   const model =
-    system.label === 'breakwater' || system.label === 'baseline' ? 'coder' : 'gpt-4o-mini';
+    system.label === 'breakwater' ||
+    system.label === 'baseline' ||
+    TEAM_LABELS.includes(system.label)
+      ? 'coder'
+      : 'gpt-4o-mini';
   return {
     origin: system.origin,
     path: PATH,
@@ -616,9 +624,15 @@ async function main() {
     const baseline = BASELINE
       ? await startBreakwater('baseline', join(BASELINE, 'out', 'main', 'cli.js'))
       : null;
-    const all = baseline
-      ? [direct, reference, breakwater, baseline]
-      : [direct, reference, breakwater];
+    const redis = TEAM ? await startBenchRedis(scratch) : null;
+    const team = [];
+    for (const [i, label] of (redis ? TEAM_LABELS : []).entries()) {
+      const file = join(scratch, `${label}.json`);
+      const config = teamConfig(breakwaterConfig(upstream.origin), redis.url, i === 1);
+      writeFileSync(file, JSON.stringify(config, null, 2));
+      team.push(await startBreakwater(label, CLI, file));
+    }
+    const all = [direct, reference, breakwater, ...(baseline ? [baseline] : []), ...team];
     const results = {};
     // Warm every system up (JIT, upstream keep-alive pools) before anything is measured.
     log('warm-up');
@@ -629,15 +643,12 @@ async function main() {
       }
     }
     if (wanted('latency')) results.latency = await scenarioLatency(all);
-    await pinnedFor(
-      baseline ? [reference, breakwater, baseline] : [reference, breakwater],
-      async () => {
-        if (wanted('throughput')) results.throughput = await scenarioThroughput(all, false);
-        if (wanted('streamThroughput')) {
-          results.streamThroughput = await scenarioThroughput(all, true);
-        }
-      },
-    );
+    await pinnedFor([reference, breakwater, ...(baseline ? [baseline] : []), ...team], async () => {
+      if (wanted('throughput')) results.throughput = await scenarioThroughput(all, false);
+      if (wanted('streamThroughput')) {
+        results.streamThroughput = await scenarioThroughput(all, true);
+      }
+    });
     if (wanted('streaming')) results.streaming = await scenarioStreaming(all);
     results.loadedRss = {
       reference: await rss(reference.child.pid),
@@ -647,6 +658,9 @@ async function main() {
     await stop(breakwater);
     if (baseline) await stop(baseline);
     if (baseline) process.stdout.write(baselineReport(results));
+    for (const t of team) await stop(t);
+    redis?.stop();
+    if (team.length > 0) process.stdout.write(teamReport(results, table));
     if (wanted('openStreams')) results.openStreams = await scenarioOpenStreams();
     if (wanted('start')) results.start = await scenarioStart();
     if (ONLY) {

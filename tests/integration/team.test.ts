@@ -4,6 +4,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BreakwaterConfig, ProviderConfig } from '../../src/shared/contract';
 import { killCliRuns } from '../support/cli-run';
@@ -205,6 +206,14 @@ describe.skipIf(missing !== null)(
         'x-breakwater-lease-generation': String(held.generation + 1),
       });
       expect(current.status).toBe(200);
+      // Quiet once settled: an adopted lease is not sent back (no echo between the instances).
+      const listener = new Redis(redis.url);
+      const heard: string[] = [];
+      listener.on('message', (_channel: string, m: string) => heard.push(m));
+      await listener.subscribe('bwtest:changes');
+      await new Promise((r) => setTimeout(r, 400));
+      listener.disconnect();
+      expect(heard).toEqual([]);
     });
 
     it('Redis stopped mid-load: no request fails, both degrade, recover and resynchronise', async () => {

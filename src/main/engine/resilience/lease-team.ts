@@ -25,8 +25,16 @@ export function teamLeaseRepo(
   adopt: (remote: Lease) => void,
 ): LeaseRepo {
   if (shared.kind === 'local') return repo;
+  // A lease adopted from another instance is written here without being sent back.
+  let adopting = false;
   shared.onChange((c) => {
-    if (c.kind === 'lease' && c.value) adopt(c.value as Lease);
+    if (c.kind !== 'lease' || !c.value) return;
+    adopting = true;
+    try {
+      adopt(c.value as Lease);
+    } finally {
+      adopting = false;
+    }
   });
   const now = () => clock.now();
   let depth = 0;
@@ -37,6 +45,7 @@ export function teamLeaseRepo(
     shared.put({ kind: 'lease', id: `${l.ownerHash}:${l.generation}`, value: l }, ttl);
   };
   const note = (l: Lease) => {
+    if (adopting) return;
     if (depth > 0) outbox.push(l);
     else send(l);
   };
@@ -65,10 +74,20 @@ export function teamLeaseRepo(
   };
 }
 
+/** Of two leases on one connection taken on two instances at once, the earlier one stands. */
+function firstOf(a: Lease, b: Lease): Lease {
+  if (a.acquiredAt !== b.acquiredAt) return a.acquiredAt < b.acquiredAt ? a : b;
+  return a.ownerHash < b.ownerHash ? a : b;
+}
+
+function superseded(l: Lease, now: number): Lease {
+  return { ...l, status: { name: 'INVALIDATED', endedAt: now, reason: 'superseded' } };
+}
+
 /**
  * Writes a lease another instance changed into this instance's table (inside a ledger write) and
- * announces it. A lease this instance holds on the same connection for another owner loses: the
- * remote one was committed in Redis first (rare: two acquires within the pub/sub delay).
+ * announces it. Two acquires of one connection on two instances within the pub/sub delay: every
+ * instance keeps the earlier and ends the other, so all agree on one holder.
  */
 export function adoptLease(
   repo: LeaseRepo,
@@ -79,27 +98,32 @@ export function adoptLease(
 ): void {
   const latest = repo.latestForOwner(remote.ownerHash, remote.keyName);
   if (latest && latest.generation > remote.generation) return;
-  const active = remote.status.name === 'ACTIVE';
   if (latest && latest.generation === remote.generation) {
     repo.update({ ...remote, id: latest.id });
-  } else {
-    if (active) {
-      for (const l of repo.active()) {
-        if (l.connection !== remote.connection && l.ownerHash !== remote.ownerHash) continue;
-        const ended: Lease = {
-          ...l,
-          status: { name: 'INVALIDATED', endedAt: now, reason: 'superseded' },
-        };
-        repo.update(ended);
-        events.push(endedEvent(ended, now, 'taken on another instance'));
-        log.warn(`lease g${l.generation} on ${l.connection} ended: taken on another instance`);
-      }
-    }
-    repo.insert({ ...remote, id: 0 });
+    events.push(
+      remote.status.name === 'ACTIVE'
+        ? acquiredEvent(remote, now, 'renewed on another instance')
+        : endedEvent(remote, now),
+    );
+    return;
   }
-  events.push(
-    active
-      ? acquiredEvent(remote, now, `on another instance (generation ${remote.generation})`)
-      : endedEvent(remote, now),
-  );
+  let incoming = remote;
+  if (remote.status.name === 'ACTIVE') {
+    for (const l of repo.active()) {
+      if (l.ownerHash !== remote.ownerHash && l.connection !== remote.connection) continue;
+      if (l.ownerHash !== remote.ownerHash && firstOf(l, remote) === l) {
+        incoming = superseded(remote, now);
+        continue;
+      }
+      const ended = superseded(l, now);
+      repo.update(ended);
+      events.push(endedEvent(ended, now, 'taken on another instance'));
+      log.warn(`lease g${l.generation} on ${l.connection} ended: taken on another instance`);
+    }
+  }
+  repo.insert({ ...incoming, id: 0 });
+  if (incoming.status.name === 'ACTIVE')
+    events.push(
+      acquiredEvent(incoming, now, `on another instance (generation ${incoming.generation})`),
+    );
 }

@@ -1,0 +1,88 @@
+// `npm run bench`'s team-mode rows (issue 16): Breakwater with its resilience state on Redis, next
+// to the same build on local state. Two team systems: `team` (Redis backend, nothing contended on
+// the request path) and `team-sem` (every connection has a shared `maxConcurrent`, so each request
+// takes and gives back a Redis semaphore permit: two Lua scripts per request, the worst case).
+import { spawn, spawnSync } from 'node:child_process';
+import { createServer } from 'node:net';
+
+export const TEAM_LABELS = ['team', 'team-sem'];
+
+/** True when Debian's redis-server is installed (otherwise the team rows are left out). */
+export function haveRedis() {
+  return spawnSync('redis-server', ['--version']).status === 0;
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** A throwaway redis-server on loopback, no persistence; `stop()` ends it. */
+export async function startBenchRedis(dir) {
+  const port = await freePort();
+  const child = spawn(
+    'redis-server',
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--dir',
+      dir,
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+    ],
+    { stdio: ['ignore', 'pipe', 'ignore'] },
+  );
+  let out = '';
+  await new Promise((resolve, reject) => {
+    child.stdout.on('data', (d) => {
+      out += d;
+      if (out.includes('Ready to accept connections')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`redis-server exited (${code})`)));
+  });
+  child.stdout.resume();
+  return { url: `redis://127.0.0.1:${port}`, stop: () => child.kill('SIGKILL') };
+}
+
+/** The bench config on Redis; with `semaphore`, a shared `maxConcurrent` on every connection. */
+export function teamConfig(config, url, semaphore) {
+  return {
+    ...config,
+    state: { backend: 'redis', redis: { url, keyPrefix: semaphore ? 'bench-sem:' : 'bench:' } },
+    providers: config.providers.map((p) => ({
+      ...p,
+      connections: p.connections.map((c) => (semaphore ? { ...c, maxConcurrent: 1000 } : c)),
+    })),
+  };
+}
+
+/** Team rows: added latency at c=1 and the throughput ratio, each against local state. */
+export function teamReport(r, table) {
+  const f = (x, d) => (Number.isFinite(x) ? x.toFixed(d) : 'n/a');
+  const rows = [['measure', 'local', 'team', 'team-sem', 'team − local', 'team-sem − local']];
+  const add = (name, get, d, diff) => {
+    const [l, t, s] = ['breakwater', ...TEAM_LABELS].map((k) => get(k));
+    rows.push([name, f(l, d), f(t, d), f(s, d), diff(t, l), diff(s, l)]);
+  };
+  const minus = (a, b) => `${a - b >= 0 ? '+' : ''}${f(a - b, 3)} ms`;
+  const ratio = (a, b) => `${f(a / b, 3)}×`;
+  if (r.latency) {
+    add('c=1 latency p50 (ms)', (k) => r.latency[k]?.p50, 3, minus);
+    add('c=1 latency p99 (ms)', (k) => r.latency[k]?.p99, 3, minus);
+  }
+  if (r.throughput) {
+    add('c=64 non-streaming req/s', (k) => r.throughput[k]?.rps, 0, ratio);
+    add('c=64 CPU µs/req (proxy)', (k) => r.throughput[k]?.cpuUsPerReq, 1, ratio);
+  }
+  return `\nTeam mode (state on Redis) against local state\n${table(rows)}\n`;
+}
