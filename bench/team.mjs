@@ -2,55 +2,17 @@
 // to the same build on local state. Two team systems: `team` (Redis backend, nothing contended on
 // the request path) and `team-sem` (every connection has a shared `maxConcurrent`, so each request
 // takes and gives back a Redis semaphore permit: two Lua scripts per request, the worst case).
-import { spawn, spawnSync } from 'node:child_process';
-import { createServer } from 'node:net';
+import { freePort, haveRedisServer, spawnRedisServer } from '../scripts/redis-server.mjs';
 
 export const TEAM_LABELS = ['team', 'team-sem'];
 
 /** True when Debian's redis-server is installed (otherwise the team rows are left out). */
-export function haveRedis() {
-  return spawnSync('redis-server', ['--version']).status === 0;
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
+export const haveRedis = haveRedisServer;
 
 /** A throwaway redis-server on loopback, no persistence; `stop()` ends it. */
 export async function startBenchRedis(dir) {
   const port = await freePort();
-  const child = spawn(
-    'redis-server',
-    [
-      '--port',
-      String(port),
-      '--bind',
-      '127.0.0.1',
-      '--dir',
-      dir,
-      '--save',
-      '',
-      '--appendonly',
-      'no',
-    ],
-    { stdio: ['ignore', 'pipe', 'ignore'] },
-  );
-  let out = '';
-  await new Promise((resolve, reject) => {
-    child.stdout.on('data', (d) => {
-      out += d;
-      if (out.includes('Ready to accept connections')) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`redis-server exited (${code})`)));
-  });
-  child.stdout.resume();
+  const child = await spawnRedisServer(port, dir);
   return { url: `redis://127.0.0.1:${port}`, stop: () => child.kill('SIGKILL') };
 }
 

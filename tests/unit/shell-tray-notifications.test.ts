@@ -6,31 +6,12 @@ import {
 } from '../../src/main/shell/notifications';
 import { trayIconFile, trayLevel, trayMenu, trayTooltip } from '../../src/main/shell/tray-state';
 import type { BreakerStateName, EngineEvent, Snapshot } from '../../src/shared/contract';
+import { healthySnapshot } from '../support/snapshot';
 
 const AT = 1_000_000;
 
 function snapshot(over: Partial<Snapshot> = {}): Snapshot {
-  return {
-    at: AT,
-    gateway: {
-      version: '0.1.0',
-      host: '127.0.0.1',
-      port: 4141,
-      baseUrl: 'http://127.0.0.1:4141',
-      startedAt: AT - 1000,
-      paused: false,
-      requestsTotal: 3,
-      errorsTotal: 0,
-      inFlight: 0,
-    },
-    breakers: [],
-    connections: [],
-    lockouts: [],
-    queues: [],
-    leases: [],
-    sessions: [],
-    ...over,
-  };
+  return healthySnapshot(AT, over);
 }
 
 const breaker = (provider: string, state: BreakerStateName) => ({

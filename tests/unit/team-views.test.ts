@@ -10,31 +10,12 @@ import {
   incidents,
 } from '../../src/renderer/src/state/model';
 import type { Snapshot, TeamView } from '../../src/shared/contract';
+import { healthySnapshot } from '../support/snapshot';
 
 const AT = 1_800_000_000_000;
 
 function snapshot(team?: TeamView): Snapshot {
-  return {
-    at: AT,
-    gateway: {
-      version: '0.1.0',
-      host: '127.0.0.1',
-      port: 4141,
-      baseUrl: 'http://127.0.0.1:4141',
-      startedAt: AT - 1000,
-      paused: false,
-      requestsTotal: 0,
-      errorsTotal: 0,
-      inFlight: 0,
-    },
-    breakers: [],
-    connections: [],
-    lockouts: [],
-    queues: [],
-    leases: [],
-    sessions: [],
-    ...(team ? { team } : {}),
-  };
+  return healthySnapshot(AT, team ? { team } : {});
 }
 
 const DEGRADED: TeamView = { backend: 'redis', status: 'degraded' };

@@ -64,6 +64,8 @@ export class RedisState implements StateBackend {
   private readonly changes: string;
   private readonly permits: string;
   private status: TeamView['status'] = 'degraded';
+  private clientReady = false;
+  private subscribed = false;
   private outageLogged = false;
   private readonly changeListeners: Array<(c: SharedChange) => void> = [];
   private readonly statusListeners: Array<(v: TeamView) => void> = [];
@@ -84,17 +86,39 @@ export class RedisState implements StateBackend {
     this.client.defineCommand('bwAcquire', { numberOfKeys: 1, lua: ACQUIRE });
     this.client.defineCommand('bwRelease', { numberOfKeys: 1, lua: RELEASE });
     this.scripts = this.client as unknown as ScriptClient;
-    this.client.on('ready', () => this.up());
-    this.client.on('close', () => this.down('connection closed'));
+    this.client.on('ready', () => {
+      this.clientReady = true;
+      this.maybeUp();
+    });
+    this.client.on('close', () => {
+      this.clientReady = false;
+      this.down('connection closed');
+    });
     this.client.on('error', (err: Error) => this.down(err.message));
-    // The subscriber queues its SUBSCRIBE until connected and subscribes again after a reconnect.
+    // Connected means subscribed too: a change published before that would be missed.
     this.sub = new Redis(opts.url, this.clientOptions(true));
     this.sub.on('error', () => {});
+    this.sub.on('ready', () => {
+      this.sub.subscribe(this.changes, this.permits).then(
+        () => {
+          this.subscribed = true;
+          this.maybeUp();
+        },
+        (err: unknown) => this.failed(err),
+      );
+    });
+    this.sub.on('close', () => {
+      this.subscribed = false;
+      this.down('subscriber connection closed');
+    });
     this.sub.on('message', (channel: string, message: string) => {
       if (channel === this.changes) this.deliver(message, false);
       else if (channel === this.permits) this.wake(message);
     });
-    this.sub.subscribe(this.changes, this.permits).catch(() => {});
+  }
+
+  private maybeUp(): void {
+    if (this.clientReady && this.subscribed) this.up();
   }
 
   private clientOptions(subscriber: boolean): RedisOptions {
