@@ -14,7 +14,7 @@ import { chat, startInstance, type TeamInstance, until } from '../support/team';
 
 const missing = redisMissing();
 const KEY = 'sk-test-team-0123456789abcdef';
-const NAMES = ['rl', 'bk', 'br', 'mc', 'bn', 'ld', 'rs', 'ls'] as const;
+const NAMES = ['rl', 'bk', 'br', 'mc', 'bn', 'ld', 'rs', 'ls', 'lk'] as const;
 /** Gateway keys: a plain one for most requests, and two lease holders for `ls-1`. */
 const TEAM = 'bw-team-plain-key-0123456789';
 const ALICE = 'bw-team-alice-key-0123456789';
@@ -52,6 +52,7 @@ function teamConfig(f: Record<Name, FakeUpstream>): BreakwaterConfig {
       provider('ld', f.ld),
       provider('rs', f.rs),
       provider('ls', f.ls),
+      provider('lk', f.lk),
     ],
     combos: [
       { name: 'cool', strategy: 'priority', targets: ['rl/m', 'bk/m'] },
@@ -118,6 +119,44 @@ describe.skipIf(missing !== null)(
       expect(onB.headers.get('x-breakwater-decision') ?? '').toContain('bk');
       expect(fakes.rl.requestCount).toBe(1);
       expect(fakes.bk.requestCount).toBe(2);
+    });
+
+    it('model lockouts and session pins learnt on A show on B; clearing on A clears on B', async () => {
+      const lockouts = (on: boolean) =>
+        Promise.all(
+          [a, b].map((i) =>
+            i.admin('/api/resilience', {
+              method: 'PATCH',
+              body: JSON.stringify({ 'modelLockout.enabled': on }),
+            }),
+          ),
+        );
+      await lockouts(true);
+      fakes.lk.script({ status: 404 });
+      expect((await chat(a.url, 'lk/m', AS(TEAM))).status).toBe(404);
+      await until('B sees the lockout', async () =>
+        (await b.state()).lockouts.some((l) => l.connection === 'lk-1' && l.model === 'm'),
+      );
+      const before = fakes.lk.requestCount;
+      expect((await chat(b.url, 'lk/m', AS(TEAM))).status).toBe(503);
+      expect(fakes.lk.requestCount).toBe(before);
+      const cleared = await a.admin('/api/resilience/model-cooldowns', {
+        method: 'DELETE',
+        body: JSON.stringify({ provider: 'lk', connection: 'lk-1', model: 'm' }),
+      });
+      expect(cleared.status).toBe(200);
+      await until('B sees it cleared', async () =>
+        (await b.state()).lockouts.every((l) => l.connection !== 'lk-1'),
+      );
+      expect((await chat(b.url, 'lk/m', AS(TEAM))).status).toBe(200);
+      await lockouts(false);
+      // A session served on A is pinned on B too.
+      expect((await chat(a.url, 'ld/m', { ...AS(TEAM), 'x-session-id': 'team-s1' })).status).toBe(
+        200,
+      );
+      await until('B has the pin', async () =>
+        (await b.state()).sessions.some((p) => p.session === 'team-s1' && p.connection === 'ld-1'),
+      );
     });
 
     it('a breaker opened on A is open on B, and one probe runs across both', async () => {
@@ -216,13 +255,8 @@ describe.skipIf(missing !== null)(
       expect(heard).toEqual([]);
     });
 
-    it('Redis stopped mid-load: no request fails, both degrade, recover and resynchronise', async () => {
-      let running = true;
-      const statuses: number[] = [];
-      const worker = async (i: TeamInstance) => {
-        while (running) statuses.push((await chat(i.url, 'ld/m', AS(TEAM))).status);
-      };
-      const load = Promise.all([worker(a), worker(b), worker(a), worker(b)]);
+    /** Redis goes away, A learns a cooldown meanwhile, Redis comes back: both resynchronise. */
+    async function outageAndBack(): Promise<void> {
       await new Promise((r) => setTimeout(r, 300));
       await redis.stop();
       await until('both degraded', async () =>
@@ -243,12 +277,26 @@ describe.skipIf(missing !== null)(
         const c = (await b.state()).connections.find((x) => x.id === 'rs-1');
         return c?.status === 'unavailable';
       });
-      running = false;
-      await load;
+    }
+
+    it('Redis stopped mid-load: no request fails, both degrade, recover and resynchronise', async () => {
+      let running = true;
+      const statuses: number[] = [];
+      const worker = async (i: TeamInstance) => {
+        while (running) statuses.push((await chat(i.url, 'ld/m', AS(TEAM))).status);
+      };
+      const load = Promise.all([worker(a), worker(b), worker(a), worker(b)]);
+      try {
+        await outageAndBack();
+      } finally {
+        running = false;
+        await load;
+      }
       expect(statuses.length).toBeGreaterThan(20);
       expect(statuses.filter((s) => s !== 200)).toEqual([]);
-      // Both tell their event stream what happened (the dashboard and tray read it).
+      // Said once per outage in each log (the dashboard and tray read `team.status`).
       expect(a.run.stderr()).toContain('team state unavailable');
+      expect(b.run.stderr()).toContain('team state unavailable');
     }, 40_000);
   },
 );
