@@ -121,6 +121,7 @@ export function createEngine(opts: EngineOptions): Engine {
 
   prepareDataDir(opts.dataDir);
   const events = new EventBus((err) => log.error(`event listener failed: ${String(err)}`));
+  const shared = openStateBackend(config.state, { env, log, emit: (e) => events.emit(e), clock });
   const adminToken = loadAdminToken(opts.dataDir, env);
   // The request log prunes lazily, after settings exist; until then the default applies.
   let retentionDays = (): number => 30;
@@ -155,6 +156,7 @@ export function createEngine(opts: EngineOptions): Engine {
     }
   } catch (err) {
     store.close();
+    void shared.close();
     throw err;
   }
   // Gateway keys live in the store; the config file's are imported (by name) at every start.
@@ -190,7 +192,6 @@ export function createEngine(opts: EngineOptions): Engine {
     // expired: end it now, with a reason the owner is told.
     leases.reconcile(clock.now());
   };
-  const shared = openStateBackend(config.state, { env, log, emit: (e) => events.emit(e), clock });
   const resilience = new ResilienceManager({
     shared,
     settings,
