@@ -4,9 +4,7 @@ import type { Logger } from '../logger';
 import { LOCAL_STATE, type StateBackend } from './backend';
 import { RedisState } from './redis';
 
-export type { SharedChange, SharedPermit, StateBackend } from './backend';
-
-export const DEFAULT_KEY_PREFIX = 'breakwater:';
+const DEFAULT_KEY_PREFIX = 'breakwater:';
 
 /**
  * The state backend the config asks for: Redis with `state.backend: "redis"`, or with
