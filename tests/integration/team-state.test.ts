@@ -1,5 +1,6 @@
 // The Redis backend's atomic steps on a real Redis, two backends standing for two instances.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { validateConfig } from '../../src/main/engine/config/validate';
 import type { SharedChange } from '../../src/main/engine/state/backend';
 import { openStateBackend, redactUrl } from '../../src/main/engine/state/index';
 import { RedisState, reconnectDelayMs } from '../../src/main/engine/state/redis';
@@ -27,6 +28,21 @@ describe('choosing the backend', () => {
     });
     expect(r.kind).toBe('redis');
     await r.close();
+  });
+
+  it('the config names the backend, a redis:// URL and a plain key prefix', () => {
+    expect(
+      validateConfig({
+        state: { backend: 'redis', redis: { url: 'redis://h:6379', keyPrefix: 'team:' } },
+      }).state,
+    ).toEqual({ backend: 'redis', redis: { url: 'redis://h:6379', keyPrefix: 'team:' } });
+    expect(() => validateConfig({ state: { backend: 'memcached' } })).toThrow(/state.backend/);
+    expect(() =>
+      validateConfig({ state: { backend: 'redis', redis: { url: 'http://h' } } }),
+    ).toThrow(/state.redis.url: must start with redis:\/\//);
+    expect(() =>
+      validateConfig({ state: { backend: 'redis', redis: { keyPrefix: 'a b' } } }),
+    ).toThrow(/state.redis.keyPrefix/);
   });
 
   it('never logs the password of the URL, and backs off up to 5 s', () => {
