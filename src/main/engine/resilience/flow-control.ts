@@ -163,8 +163,9 @@ export class FlowControl {
         `flow: ${conn.id} maxConcurrent ${permit.bypass}; going ahead without a slot`,
       );
     }
-    const team = await this.teamPermit(conn, upstreamTotalMs, cancel.signal);
     const limits = this.limits(conn);
+    // The permit is held through the queue's wait and the attempt, and lapses after both.
+    const team = await this.teamPermit(conn, limits.maxWaitMs + upstreamTotalMs, cancel.signal);
     const rateLimit = conn.options?.rateLimit ?? NO_RATE_LIMIT;
     const slot =
       this.queues.tryAcquire(provider, conn.id, rateLimit, limits) ??
@@ -188,7 +189,7 @@ export class FlowControl {
   /** The team's permit after this instance's own: it expires with the attempt's deadline. */
   private async teamPermit(
     conn: CatalogConnection,
-    upstreamTotalMs: number,
+    holdMs: number,
     signal: AbortSignal,
   ): Promise<SharedPermit | null> {
     const limit = this.teamLimit(conn);
@@ -196,7 +197,7 @@ export class FlowControl {
     const p = await this.shared.permit(
       `conn:${conn.id}`,
       limit,
-      upstreamTotalMs + TEAM_PERMIT_GRACE_MS,
+      holdMs + TEAM_PERMIT_GRACE_MS,
       this.concurrency().options.waitTimeoutMs,
       signal,
     );
