@@ -5,7 +5,7 @@ import type { EngineEvent } from '../../../shared/contract';
 import type { Catalog } from '../config/catalog';
 import type { SharedChange } from '../state/backend';
 import type { BreakerSnapshot, ConnectionHealth, LockoutEntry } from '../store/state-records';
-import { HEALTHY, isHealthy, isTerminal } from './connection-cooldown';
+import { HEALTHY, isTerminal } from './connection-cooldown';
 import { lockoutView } from './model-lockout';
 import type { ResilienceState } from './resilience-state';
 
@@ -30,13 +30,11 @@ export function adoptChange(
       if (!conn) return;
       const before = state.storedHealth(c.id);
       const h = (c.value as ConnectionHealth | null) ?? HEALTHY;
-      if (before.status === h.status && before.rateLimitedUntil === h.rateLimitedUntil) {
-        state.adopt(() => state.setHealth(c.id, h));
-        return;
-      }
       state.adopt(() => state.setHealth(c.id, h));
+      // Only a change of status or cooldown end is news (not a count the peer kept).
+      if (before.status === h.status && before.rateLimitedUntil === h.rateLimitedUntil) return;
       const base = { at: now, provider: conn.provider, connection: c.id, status: h.status };
-      if (isHealthy(h) || h.status === 'active')
+      if (h.status === 'active')
         emit({ ...base, type: 'connection.recovered', until: null, cause: PEER });
       else if (isTerminal(h.status))
         emit({
