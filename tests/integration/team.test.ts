@@ -68,6 +68,23 @@ function teamConfig(f: Record<Name, FakeUpstream>): BreakwaterConfig {
   };
 }
 
+/** The first event of `type` on an `/api/events` stream; the stream is then closed. */
+async function eventOf(res: Response, type: string): Promise<Record<string, string>> {
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`the event stream ended before a ${type} event`);
+    buffer += decoder.decode(value, { stream: true });
+    const m = new RegExp(`event: ${type.replace('.', '\\.')}\ndata: (.*)\n`).exec(buffer);
+    if (m) {
+      await reader.cancel();
+      return JSON.parse(m[1]!) as Record<string, string>;
+    }
+  }
+}
+
 describe.skipIf(missing !== null)(
   `team mode on Redis${missing ? ` (skipped: ${missing})` : ''}`,
   () => {
@@ -105,7 +122,10 @@ describe.skipIf(missing !== null)(
     });
 
     it('a 429 with Retry-After on A makes B skip that connection without calling it', async () => {
+      const events = await b.admin('/api/events');
+      const heard = eventOf(events, 'connection.cooldown');
       fakes.rl.script({ status: 429, headers: { 'retry-after': '30' } });
+      const sent = Date.now();
       const first = await chat(a.url, 'cool', AS(TEAM));
       expect(first.status).toBe(200);
       expect(fakes.rl.requestCount).toBe(1);
@@ -114,6 +134,11 @@ describe.skipIf(missing !== null)(
         return c?.status === 'unavailable' && (c.rateLimitedUntil ?? 0) > Date.now() + 20_000;
       });
       expect(took).toBeLessThan(1_000);
+      // B's event stream (the dashboard's and the tray's source) says so, within a second.
+      const event = await heard;
+      expect(Date.now() - sent).toBeLessThan(2_000);
+      expect(event).toMatchObject({ connection: 'rl-1', status: 'unavailable' });
+      expect(event.cause).toContain('learnt by another instance');
       const onB = await chat(b.url, 'cool', AS(TEAM));
       expect(onB.status).toBe(200);
       expect(onB.headers.get('x-breakwater-decision') ?? '').toContain('bk');
