@@ -232,15 +232,7 @@ export function createEngine(opts: EngineOptions): Engine {
     keys: apiKeys,
     catalog: () => catalog,
     exclusion: (c, now) => resilience.exclusion(c, now),
-    connectionEligible: (c, now) => {
-      const provider = catalog.providers.get(c.provider);
-      const breaker = resilience.breakerViews(now).find((b) => b.provider === c.provider);
-      return (
-        resilience.connectionHealth(c, now).status === 'active' &&
-        breaker?.state !== 'OPEN' &&
-        provider?.enabled !== false
-      );
-    },
+    connectionEligible: (c, now) => resilience.leasable(c, catalog.providers.get(c.provider), now),
   });
   leases.reconcile(clock.now());
   const startedAt = clock.now();

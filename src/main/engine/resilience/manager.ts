@@ -1,5 +1,5 @@
 import type { BreakerView, EngineEvent, LockoutView } from '../../../shared/contract';
-import type { Catalog, CatalogConnection } from '../config/catalog';
+import type { Catalog, CatalogConnection, CatalogProvider } from '../config/catalog';
 import type { Logger } from '../logger';
 import type { Candidate } from '../routing/resolve';
 import type { Settings } from '../settings/settings';
@@ -314,6 +314,15 @@ export class ResilienceManager {
   /** Health of a connection for the snapshot, promoted to now. */
   connectionHealth(conn: CatalogConnection, now: number): ConnectionHealth {
     return this.state.healthOf(conn, now);
+  }
+
+  /** Whether a connection may be granted a lease naming no model: active, enabled, circuit not open. */
+  leasable(conn: CatalogConnection, provider: CatalogProvider | undefined, now: number): boolean {
+    return (
+      this.state.healthOf(conn, now).status === 'active' &&
+      provider?.enabled !== false &&
+      (provider === undefined || this.state.breaker(provider).status(now) !== 'OPEN')
+    );
   }
 
   lockoutViews(now: number): LockoutView[] {
