@@ -13,24 +13,13 @@ import { createEngine, type Engine } from '../../src/main/engine/engine';
 import type { ComboConfig, LearnedFixView } from '../../src/shared/contract';
 import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream';
 import { captureLogger, standardConfig } from '../support/gateway';
+import { learnFixes } from '../support/learn-fixes';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CHROMIUM = process.env.BREAKWATER_E2E_CHROMIUM ?? '/usr/bin/chromium';
 const skipReason = existsSync(CHROMIUM)
   ? null
   : `no Chromium at ${CHROMIUM} (install Debian's chromium: apt-get install -y chromium)`;
-
-const REFUSAL = {
-  status: 400,
-  body: {
-    error: {
-      message: "Unsupported parameter: 'parallel_tool_calls' is not supported with this model.",
-      type: 'invalid_request_error',
-      param: 'parallel_tool_calls',
-      code: 'unsupported_parameter',
-    },
-  },
-};
 
 describe.skipIf(skipReason !== null)('request-shape repairs on the dashboard at /ui', () => {
   let up: FakeUpstream;
@@ -87,19 +76,7 @@ describe.skipIf(skipReason !== null)('request-shape repairs on the dashboard at 
   }, 30_000);
 
   it('forgets one model’s learnt fixes, then all, from the Resilience page', async () => {
-    up.script(REFUSAL, {}, REFUSAL, {});
-    for (const model of ['oa/gpt-test', 'oa2/gpt-backup']) {
-      const res = await fetch(`${base}/v1/chat/completions`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          model,
-          parallel_tool_calls: false,
-          messages: [{ role: 'user', content: 'hi' }],
-        }),
-      });
-      expect(res.status).toBe(200);
-    }
+    await learnFixes(base, up, ['oa/gpt-test', 'oa2/gpt-backup']);
     expect(await learnt()).toEqual(['oa/gpt-test', 'oa2/gpt-backup']);
 
     await page.goto(`${base}/ui/#token=${encodeURIComponent(engine.adminToken)}`);

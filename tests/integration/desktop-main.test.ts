@@ -11,6 +11,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Snapshot } from '../../src/shared/contract';
 import { actionChannel, IpcChannel, type StartupError } from '../../src/shared/ipc';
 import { startFakeUpstream } from '../support/fake-upstream';
+import { learnFixes } from '../support/learn-fixes';
 import { type Fake, fakeEvent, resetFakeElectron } from './desktop-fake-electron';
 
 vi.mock('electron', async () => (await import('./desktop-fake-electron')).electronModule);
@@ -273,31 +274,7 @@ describe('the desktop main process, run for real against a fake electron', () =>
       );
       const f = await launch({ args: ['--config', config] });
       const { baseUrl } = (await snapshot(f)).gateway;
-      const refusal = {
-        status: 400,
-        body: {
-          error: {
-            message:
-              "Unsupported parameter: 'parallel_tool_calls' is not supported with this model.",
-            type: 'invalid_request_error',
-            param: 'parallel_tool_calls',
-            code: 'unsupported_parameter',
-          },
-        },
-      };
-      upstream.script(refusal, {}, refusal, {});
-      for (const model of ['oa/m', 'ob/m']) {
-        const res = await fetch(`${baseUrl}/v1/chat/completions`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({
-            model,
-            parallel_tool_calls: false,
-            messages: [{ role: 'user', content: 'hi' }],
-          }),
-        });
-        expect(res.status).toBe(200);
-      }
+      await learnFixes(baseUrl, upstream, ['oa/m', 'ob/m']);
       const learnt = async () =>
         ((await snapshot(f)).learnedFixes ?? []).map((l) => `${l.provider}/${l.model}`).sort();
       expect(await learnt()).toEqual(['oa/m', 'ob/m']);
