@@ -106,5 +106,8 @@ describe.skipIf(skipReason !== null)('request-shape repairs on the dashboard at 
     await form.waitFor({ state: 'detached', timeout: 5000 });
     const combos = await admin<ComboConfig[]>('/api/combos');
     expect(combos.find((c) => c.name === 'coder')?.options).toEqual({ contextEditing: true });
+    await expect
+      .poll(() => card.textContent(), { timeout: 5000 })
+      .toContain('Context editing: on for this combo');
   }, 60_000);
 });
