@@ -1,9 +1,10 @@
 // The five agents `breakwater connect` sets up: which files each reads and what goes in them.
 // Pure: a plan is computed from the gateway's address, key and models; files.ts applies it.
 import { join } from 'node:path';
+import type { AgentId } from '../../../shared/contract';
 import { editDotenv, editJson, editToml } from './edits';
 
-export type AgentId = 'claude-code' | 'codex' | 'opencode' | 'qwen-code' | 'gemini-cli';
+export type { AgentId };
 
 export const AGENT_IDS: readonly AgentId[] = [
   'claude-code',
