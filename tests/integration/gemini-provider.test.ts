@@ -125,19 +125,9 @@ async function chatClient(model: string, stream: boolean, tools: boolean): Promi
     messages: [{ role: 'user' as const, content: 'Weather in Paris?' }],
     ...(tools ? { tools: chatTools } : {}),
   };
-  if (!stream) {
-    const r = await openai.chat.completions.create(base);
-    const m = r.choices[0]!.message;
-    return {
-      text: m.content ?? '',
-      calls: (m.tool_calls ?? []).map((c) => ({
-        name: c.type === 'function' ? c.function.name : '',
-        args: c.type === 'function' ? JSON.parse(c.function.arguments) : null,
-      })),
-    };
-  }
-  const s = openai.chat.completions.stream({ ...base, stream: true });
-  const r = await s.finalChatCompletion();
+  const r = stream
+    ? await openai.chat.completions.stream({ ...base, stream: true }).finalChatCompletion()
+    : await openai.chat.completions.create(base);
   const m = r.choices[0]!.message;
   return {
     text: m.content ?? '',
