@@ -111,7 +111,7 @@ export function AgentConnect() {
           value={key}
           autoComplete="off"
           onChange={(e) => setKey(e.target.value)}
-          placeholder="none configured: any value"
+          placeholder="none: any value"
         />
       </label>
       <ul className="agent-list">
