@@ -11,6 +11,7 @@ import {
   AGENTS,
   AgentConfigError,
   type AgentId,
+  agentKey,
   connectAgent,
   isAgentId,
   undoAgent,
@@ -19,8 +20,6 @@ import { isLoopbackHost } from '../wire/guard';
 import { sendJson } from '../wire/json-answer';
 import { AdminError, type AdminOperations } from './operations';
 
-/** The key the CLI also falls back to: a gateway without keys serves loopback clients whatever they present. */
-const PLACEHOLDER_KEY = 'breakwater-local';
 const MAX_MODELS = 100;
 const MAX_TEXT = 500;
 
@@ -83,7 +82,7 @@ export function connectAgentOp(
   const input = inputOf(raw);
   const home = homeFor(ops);
   const origin = ops.listening!().baseUrl;
-  const apiKey = input.key ?? ops.env?.BREAKWATER_API_KEY ?? PLACEHOLDER_KEY;
+  const apiKey = agentKey(input.key, ops.env ?? {});
   const models = input.models ?? defaultModels(ops);
   const target = { origin, apiKey, models };
   try {

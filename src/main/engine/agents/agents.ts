@@ -181,4 +181,12 @@ export const AGENTS: Record<AgentId, AgentSpec> = {
   'gemini-cli': geminiCli,
 };
 
+/**
+ * The gateway key an agent is given: the one chosen, else `$BREAKWATER_API_KEY`, else a
+ * placeholder, which a gateway without keys accepts from this machine.
+ */
+export function agentKey(chosen: string | undefined, env: NodeJS.ProcessEnv): string {
+  return chosen ?? env.BREAKWATER_API_KEY ?? 'breakwater-local';
+}
+
 export const isAgentId = (s: string): s is AgentId => (AGENT_IDS as readonly string[]).includes(s);
