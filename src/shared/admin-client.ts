@@ -3,6 +3,8 @@
 // share their logic with the routes, so both answer alike. Depends only on `fetch`.
 
 import type {
+  AgentConnection,
+  AgentUndo,
   BridgeApi,
   BridgeResult,
   ComboConfig,
@@ -172,6 +174,9 @@ export function createAdminClient(opts: AdminClientOptions): AdminActions {
     updateKey: (id, input) => call<GatewayKeyView>('PATCH', `/api/keys/${enc(id)}`, input),
     revokeKey: (id) => call('DELETE', `/api/keys/${enc(id)}`, undefined, asNull),
     rotateKey: (id) => call<CreatedGatewayKey>('POST', `/api/keys/${enc(id)}/rotate`),
+    connectAgent: (agent, input) =>
+      call<AgentConnection>('POST', `/api/agents/${enc(agent)}/connect`, input ?? {}),
+    undoAgent: (agent) => call<AgentUndo>('POST', `/api/agents/${enc(agent)}/undo`),
   };
 }
 

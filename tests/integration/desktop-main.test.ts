@@ -1,7 +1,7 @@
 // The real main process (src/main/index.ts and the shell under it) under plain Node, against a
 // fake `electron` that records calls: the real engine serves on a real loopback port and a real
 // SQLite file. Each test below names the desktop defect it guards against.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -429,5 +429,34 @@ describe('the desktop main process, run for real against a fake electron', () =>
     await f.exit;
     const again = await launch();
     expect(again.windows[0]?.options).toMatchObject({ x: 10, y: 20, width: 900, height: 600 });
+  });
+
+  it('Connect and Undo an agent over IPC: the CLI’s writer, in the home folder', async () => {
+    const saved = process.env.HOME;
+    const home = join(dir, 'home');
+    process.env.HOME = home;
+    try {
+      const f = await launch();
+      const config = join(home, '.codex', 'config.toml');
+      const connected = await invoke(f, actionChannel('connectAgent'), 'codex');
+      expect(connected).toMatchObject({ ok: true, data: { agent: 'codex', written: [config] } });
+      const { baseUrl } = (await snapshot(f)).gateway;
+      expect(readFileSync(config, 'utf8')).toContain(`base_url = "${baseUrl}/v1"`);
+      expect(await invoke(f, actionChannel('undoAgent'), 'codex')).toMatchObject({
+        ok: true,
+        data: { removed: [config] },
+      });
+      expect(existsSync(config)).toBe(false);
+      expect(await invoke(f, actionChannel('connectAgent'), 42)).toMatchObject({
+        ok: false,
+        error: 'invalid connectAgent payload: agent must be a non-empty string',
+      });
+      expect(await invoke(f, actionChannel('undoAgent'), 'vim')).toMatchObject({
+        ok: false,
+        code: 'not_found',
+      });
+    } finally {
+      process.env.HOME = saved;
+    }
   });
 });

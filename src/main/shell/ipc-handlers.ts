@@ -159,6 +159,14 @@ export const PAYLOAD_CHECKS: Record<ActionMethod, Check> = {
         : 'key must be an object'),
   revokeKey: oneId('key id'),
   rotateKey: oneId('key id'),
+  connectAgent: (args) =>
+    arity(args, 1, 2) ??
+    (!isId(args[0])
+      ? 'agent must be a non-empty string'
+      : args[1] === undefined || isPlainObject(args[1])
+        ? null
+        : 'input must be an object'),
+  undoAgent: oneId('agent'),
 };
 
 export function isActionMethod(name: string): name is ActionMethod {

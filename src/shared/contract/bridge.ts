@@ -1,3 +1,4 @@
+import type { AgentConnectInput, AgentConnection, AgentId, AgentUndo } from './agents';
 import type {
   AuthClass,
   ComboConfig,
@@ -177,4 +178,11 @@ export interface BridgeApi {
   revokeKey(id: string): Promise<BridgeResult<null>>;
   /** A new secret for the key; the old one is refused from the next request on. */
   rotateKey(id: string): Promise<BridgeResult<CreatedGatewayKey>>;
+  /**
+   * Points an agent at this gateway by writing its config files in the gateway machine's home
+   * folder (a backup first); refused unless the gateway listens on loopback only.
+   */
+  connectAgent(agent: AgentId, input?: AgentConnectInput): Promise<BridgeResult<AgentConnection>>;
+  /** Puts the agent's files back as they were before connect. */
+  undoAgent(agent: AgentId): Promise<BridgeResult<AgentUndo>>;
 }

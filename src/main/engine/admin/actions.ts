@@ -7,6 +7,7 @@ import {
   logSearchParams,
 } from '../../../shared/admin-client';
 import type { BridgeResult, Snapshot } from '../../../shared/contract';
+import { connectAgentOp, undoAgentOp } from './agents';
 import {
   createKey,
   type KeyOperations,
@@ -96,5 +97,8 @@ export function createAdminActions(deps: ActionDeps): AdminActions {
     updateKey: (id, input) => run('updateKey', () => updateKey(deps.accounts, id, asJson(input))),
     revokeKey: (id) => remove('revokeKey', () => revokeKey(deps.accounts, id)),
     rotateKey: (id) => run('rotateKey', () => rotateKey(deps.accounts, id)),
+    connectAgent: (agent, input) =>
+      run('connectAgent', () => connectAgentOp(deps, agent, asJson(input ?? {}))),
+    undoAgent: (agent) => run('undoAgent', () => undoAgentOp(deps, agent)),
   };
 }

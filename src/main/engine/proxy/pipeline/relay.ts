@@ -4,7 +4,13 @@ import { type CancelState, classifyAttemptError } from '../../upstream/attempt';
 import { clientResponseHeaders } from '../../upstream/headers';
 import type { UpstreamResponse } from '../../upstream/pools';
 import type { BodyReader } from '../../upstream/upstream-body';
-import { mergeUsage, SseUsageObserver, usageOfBody } from '../../usage/usage';
+import {
+  GEMINI_USAGE_KEY,
+  mergeUsage,
+  SseUsageObserver,
+  type UsageKey,
+  usageOfBody,
+} from '../../usage/usage';
 import { type GatewayError, nextSequenceNumber, streamErrorEvent } from '../../wire/client-errors';
 import { HOLD_LIMIT_BYTES, type StreamWatch, ThroughputTripError } from '../stream-watch';
 import { addDecisionHeaders } from './answer';
@@ -62,6 +68,7 @@ class PassThroughRelay implements BodyReader {
    */
   private tail: Buffer[] | null;
   private previous: Buffer | null = null;
+  private readonly usageKey: UsageKey | undefined;
 
   constructor(
     private readonly ctx: RequestContext,
@@ -87,7 +94,9 @@ class PassThroughRelay implements BodyReader {
     ctx.status = upstream.statusCode;
     this.watch = isSse ? watchFor(ctx, ctx.endpoint.format, upstream) : null;
     this.pending = this.watch ? [] : null;
-    this.observer = isSse ? new SseUsageObserver() : null;
+    // Gemini names its usage `usageMetadata`; the other formats, `usage`.
+    this.usageKey = candidate.target.provider.format === 'gemini' ? GEMINI_USAGE_KEY : undefined;
+    this.observer = isSse ? new SseUsageObserver(this.usageKey) : null;
     this.tail = isSse && ctx.endpoint.format === 'openai-responses' ? [] : null;
     if (!this.watch) this.start();
     upstream.body.read(this);
@@ -164,7 +173,8 @@ class PassThroughRelay implements BodyReader {
       if (this.observer) ctx.usage = this.observer.usage;
       else if (this.keptBytes > 0 && this.keptBytes < NON_STREAM_USAGE_LIMIT) {
         const kept = this.kept;
-        mergeUsage(ctx.usage, usageOfBody(kept.length === 1 ? kept[0]! : Buffer.concat(kept)));
+        const body = kept.length === 1 ? kept[0]! : Buffer.concat(kept);
+        mergeUsage(ctx.usage, usageOfBody(body, this.usageKey));
       }
       this.kept = [];
       this.settle(undefined);
