@@ -1,14 +1,8 @@
 import { type FormEvent, useId, useState } from 'react';
 import type { ComboStrategy } from '../../../../shared/contract';
-import {
-  STRATEGIES,
-  STRATEGY_OPTIONS,
-  UNAVAILABLE_STRATEGIES,
-} from '../../../../shared/schema/combo';
+import { STRATEGIES, STRATEGY_OPTIONS } from '../../../../shared/schema/combo';
 import { useDashboard } from '../../state/store';
 import { type ComboDraft, comboOf, intentOf } from './combo-model';
-
-const PICKABLE = STRATEGIES.filter((s) => !UNAVAILABLE_STRATEGIES.includes(s));
 
 /** The inputs an option takes (auto's weights are five numbers). */
 const OPTION_FIELDS: Record<string, { key: string; label: string; hint: string }[]> = {
@@ -66,7 +60,7 @@ export function ComboForm({ initial, onDone }: { initial: ComboDraft; onDone(): 
               setDraft({ ...draft, strategy: e.target.value as ComboStrategy, options: {} })
             }
           >
-            {PICKABLE.map((s) => (
+            {STRATEGIES.map((s) => (
               <option key={s} value={s}>
                 {s}
               </option>
