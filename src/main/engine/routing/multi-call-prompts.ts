@@ -1,6 +1,6 @@
 // The words fusion, pipeline and context-relay put around the answers they pass between
 // targets. Pure: requests and answers in, instructions out.
-import type { IrMessage, IrRequest } from '../translate/ir';
+import { emptyRequest, type IrMessage, type IrRequest } from '../translate/ir';
 
 /** One internal call's answer, as the next step reads it. */
 export interface PeerAnswer {
@@ -29,22 +29,12 @@ export function refineInstruction(draft: PeerAnswer): string {
 /** The request that asks the summarizer to condense older turns. */
 export function summaryRequest(older: readonly IrMessage[], maxTokens: number): IrRequest {
   return {
-    model: '',
+    ...emptyRequest(''),
     system: [
       'You condense conversations. Summarise the conversation you are given so that another assistant can continue it: the user goals, decisions, facts, file names, code and tool results that still matter, and open questions. Write only the summary.',
     ],
     messages: [{ role: 'user', parts: [{ type: 'text', text: transcript(older) }] }],
-    tools: [],
-    toolChoice: null,
-    parallelToolCalls: null,
     maxTokens,
-    temperature: null,
-    topP: null,
-    stop: [],
-    stream: false,
-    reasoning: null,
-    responseFormat: null,
-    user: null,
   };
 }
 
