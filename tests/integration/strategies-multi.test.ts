@@ -133,6 +133,25 @@ describe('fusion', () => {
     expect(gw.backup.requests.some((r) => r.body.model === 'judge')).toBe(false);
   });
 
+  it('the client going away cancels the panel calls in flight, and the judge is never asked', async () => {
+    gw.primary.script({ delayMs: 5000 });
+    gw.backup.script({ text: 'answer B' });
+    const abort = new AbortController();
+    const pending = fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'fuse', messages: [{ role: 'user', content: 'q' }] }),
+      signal: abort.signal,
+    }).catch((e: unknown) => e);
+    await eventually(() => gw.primary.requestCount > 0 && gw.backup.requestCount > 0);
+    abort.abort();
+    expect(await pending).toBeInstanceOf(Error);
+    expect((await gw.primary.waitForAbort()).aborted).toBe(true);
+    const rows = await logs(3);
+    expect(rows.find((r) => r.modelRequested === 'fuse')?.status).toBe(499);
+    expect(gw.backup.requests.some((r) => r.body.model === 'judge')).toBe(false);
+  });
+
   it('Responses clients, streaming', async () => {
     gw.primary.script({ text: 'answer A' });
     gw.backup.script({ text: 'answer B' }, { text: 'JUDGED' });
