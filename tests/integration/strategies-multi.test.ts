@@ -267,4 +267,64 @@ describe('context-relay', () => {
     expect(finalText.includes('call_1')).toBe(finalText.includes('found it'));
     expect(gw.primary.requestCount).toBe(0);
   });
+
+  it('the summarizer failing fails the request in the caller format (OpenAI, not streaming)', async () => {
+    const session = { 'x-session-id': 'relay-2' };
+    const turn = (i: number) => [
+      { role: 'user' as const, content: `turn ${i}: ${'lorem ipsum '.repeat(160)}` },
+      { role: 'assistant' as const, content: `reply ${i}` },
+    ];
+    await openai.chat.completions.create(
+      { model: 'relay', messages: [{ role: 'user', content: 'hi' }] },
+      { headers: session },
+    );
+    gw.primary.script({ status: 429, headers: { 'retry-after': '120' } });
+    await openai.chat.completions.create({
+      model: 'relay',
+      messages: [{ role: 'user', content: 'other' }],
+    });
+    gw.backup.reset();
+    gw.backup.script({ status: 400 });
+    const messages = [1, 2, 3, 4, 5, 6, 7, 8].flatMap(turn);
+    const err = await openai.chat.completions
+      .create(
+        { model: 'relay', messages: [...messages, { role: 'user', content: 'now?' }] },
+        {
+          headers: session,
+        },
+      )
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OpenAI.BadRequestError);
+    const headers = (err as InstanceType<typeof OpenAI.APIError>).headers;
+    expect(decodeURIComponent(headers?.get('x-breakwater-decision') ?? '')).toContain(
+      'summarizer b/sum failed',
+    );
+    expect(gw.backup.requests.map((r) => r.body.model)).toEqual(['sum']);
+  });
+});
+
+describe('Gemini clients, streaming', () => {
+  it('pipeline: the last step streams in the Gemini format', async () => {
+    gw.primary.script({ text: 'DRAFT-1' }, { text: 'FINAL' });
+    gw.backup.script({ text: 'DRAFT-2' });
+    const res = await fetch(`${gw.url}/v1beta/models/pipe:streamGenerateContent?alt=sse`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'q' }] }] }),
+    });
+    expect(res.headers.get('content-type')).toContain('text/event-stream');
+    const text = (await res.text())
+      .split('\n')
+      .filter((l) => l.startsWith('data: '))
+      .map(
+        (l) =>
+          JSON.parse(l.slice(6)) as {
+            candidates?: { content?: { parts?: { text?: string }[] } }[];
+          },
+      )
+      .map((e) => e.candidates?.[0]?.content?.parts?.[0]?.text ?? '')
+      .join('');
+    expect(text).toBe('FINAL');
+    expect(decisionOf(res.headers)).toContain('p/big refines the draft of b/m');
+  });
 });
