@@ -113,7 +113,7 @@ describe('fusion', () => {
     const message = await stream.finalMessage();
     expect(message.content[0]).toMatchObject({ type: 'text', text: 'JUDGED STREAM' });
     const decision = decisionOf((await stream.withResponse()).response.headers);
-    expect(decision).toContain('p/m failed');
+    expect(decision).toContain('panel: p/m@p-1 failed (HTTP 500');
     expect(decision).toContain('judge b/judge writes the answer from 1 of 2');
     const judge = gw.backup.requests.find((r) => r.body.model === 'judge')!;
     expect(judge.body.stream).toBe(true);
@@ -191,7 +191,7 @@ describe('pipeline', () => {
     expect(res.status).toBe(200);
     const body = (await res.json()) as { candidates: { content: { parts: { text: string }[] } }[] };
     expect(body.candidates[0]?.content.parts[0]?.text).toBe('FINAL');
-    expect(decisionOf(res.headers)).toContain('b/m failed');
+    expect(decisionOf(res.headers)).toContain('steps: p/m drafted, b/m@b-1 failed (HTTP 400');
     expect(decisionOf(res.headers)).toContain('p/big refines the draft of p/m');
   });
 });
@@ -297,7 +297,7 @@ describe('context-relay', () => {
     expect(err).toBeInstanceOf(OpenAI.BadRequestError);
     const headers = (err as InstanceType<typeof OpenAI.APIError>).headers;
     expect(decodeURIComponent(headers?.get('x-breakwater-decision') ?? '')).toContain(
-      'summarizer b/sum failed',
+      'summarizer failed: b/sum@b-1 failed (HTTP 400',
     );
     expect(gw.backup.requests.map((r) => r.body.model)).toEqual(['sum']);
   });

@@ -68,7 +68,7 @@ export async function relaySession(o: Orchestration): Promise<Decision> {
   const gone = abandoned(ctx);
   if (gone) return gone;
   if (!answer.ok) {
-    ctx.steps.push(`summarizer ${answer.label} failed (${answer.why})`);
+    ctx.steps.push(`summarizer failed: ${answer.why}`);
     return reply(answer.error);
   }
   ctx.steps.push(`summary by ${answer.label}`);

@@ -32,9 +32,7 @@ export async function fuse(o: Orchestration): Promise<Decision> {
   );
   const gone = abandoned(ctx);
   if (gone) return gone;
-  ctx.steps.push(
-    `panel: ${answers.map((a) => (a.ok ? `${a.label} answered` : `${a.label} failed (${a.why})`)).join(', ')}`,
-  );
+  ctx.steps.push(`panel: ${answers.map((a) => (a.ok ? `${a.label} answered` : a.why)).join(', ')}`);
   const good = answers.flatMap((a) => (a.ok ? [a] : []));
   if (good.length === 0) {
     const first = answers.find((a) => !a.ok);

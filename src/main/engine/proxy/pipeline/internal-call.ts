@@ -27,7 +27,13 @@ export interface InternalRequest {
 
 export type InternalAnswer =
   | { ok: true; label: string; text: string }
-  | { ok: false; label: string; error: GatewayError; why: string };
+  | {
+      ok: false;
+      label: string;
+      error: GatewayError;
+      /** What went wrong, naming the target or its connections, for the decision header. */
+      why: string;
+    };
 
 /**
  * Makes one internal call through the same dispatch as a client request: the attempt stages
@@ -50,7 +56,7 @@ export async function internalCall(
       code: 'no_executable_targets',
       message: `${request.role} target "${request.ref}" does not resolve to a usable connection`,
     };
-    return { ok: false, label: request.ref, error, why: 'no usable connection' };
+    return { ok: false, label: request.ref, error, why: `${request.ref} has no usable connection` };
   }
   const json = emitRequest('openai-chat', { ...request.ir, stream: false }).value;
   const raw = Buffer.from(JSON.stringify(json));
@@ -105,9 +111,12 @@ function answerOf(child: RequestContext, text: string, label: string): InternalA
   if (child.status >= 200 && child.status < 300 && body !== null && typeof body === 'object') {
     return { ok: true, label, text: answerText(parseResponse('openai-chat', body as never)) };
   }
-  const failed = child.steps.filter((s) => s.includes('failed') || s.includes('skipped'));
+  // The attempts' own steps name the connection and the cause ("b/m@b-1 failed (HTTP 500, …)").
+  const failed = child.steps.filter((s) => / (failed|skipped) \(/.test(s));
   const why =
-    failed.length > 0 ? failed.join(', ') : (child.errorClass ?? `HTTP ${child.status || 500}`);
+    failed.length > 0
+      ? failed.join(', ')
+      : `${label} failed (${child.errorClass ?? `HTTP ${child.status || 500}`})`;
   const err = parseError('openai-chat', child.status, body);
   const error: GatewayError = err
     ? { status: child.status, kind: err.kind as ErrorKind, code: err.code, message: err.message }

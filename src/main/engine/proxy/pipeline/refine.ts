@@ -36,7 +36,7 @@ export async function refine(o: Orchestration): Promise<Decision> {
     const gone = abandoned(ctx);
     if (gone) return gone;
     if (answer.ok) draft = { label: answer.label, text: answer.text };
-    done.push(answer.ok ? `${answer.label} drafted` : `${answer.label} failed (${answer.why})`);
+    done.push(answer.ok ? `${answer.label} drafted` : answer.why);
   }
   const last = refs[refs.length - 1]!;
   if (done.length > 0) ctx.steps.push(`steps: ${done.join(', ')}`);
