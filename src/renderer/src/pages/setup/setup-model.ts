@@ -8,7 +8,7 @@ import type {
   ProviderInput,
   ProviderPreset,
 } from '../../../../shared/contract';
-import { STRATEGIES, MULTI_CALL_STRATEGIES } from '../../../../shared/schema/combo';
+import { MULTI_CALL_STRATEGIES, STRATEGIES } from '../../../../shared/schema/combo';
 
 export interface Choice {
   preset: ProviderPreset;
