@@ -73,7 +73,9 @@ export async function internalCall(
     background: false,
     parsed: json,
     raw,
-    steps: [`${parent.steps[0] ?? 'combo'}: ${request.role} call`],
+    steps: [
+      `${parent.combo ? `combo ${parent.combo.name} (${parent.combo.strategy})` : 'combo'}: ${request.role} call`,
+    ],
     candidates,
     served: null,
     status: 0,
