@@ -13,6 +13,7 @@ import type {
   GatewayKeyView,
   GatewayRunState,
   ImportReport,
+  LearnedFixFilter,
   LogQuery,
   ProviderPreset,
   ProviderView,
@@ -51,6 +52,14 @@ export function logSearchParams(limit: number, query: LogQuery = {}): URLSearchP
   if (query.status !== undefined) q.set('status', String(query.status));
   if (query.errorsOnly) q.set('errors', 'true');
   if (query.beforeId !== undefined) q.set('beforeId', String(query.beforeId));
+  return q;
+}
+
+/** The query string of `/api/resilience/learned-fixes`. */
+export function learnedFixSearchParams(filter: LearnedFixFilter): URLSearchParams {
+  const q = new URLSearchParams();
+  if (filter.provider !== undefined) q.set('provider', filter.provider);
+  if (filter.model !== undefined) q.set('model', filter.model);
   return q;
 }
 
@@ -145,6 +154,11 @@ export function createAdminClient(opts: AdminClientOptions): AdminActions {
         connection: key.connection,
         model: key.model,
       }),
+    clearLearnedFixes: (filter = {}) =>
+      call<{ cleared: number }>(
+        'DELETE',
+        `/api/resilience/learned-fixes?${learnedFixSearchParams(filter)}`,
+      ),
     releaseLease: (connection) => call('POST', '/api/leases/release', { connection }),
     pause: () => call<GatewayRunState>('POST', '/api/gateway/pause'),
     resume: () => call<GatewayRunState>('POST', '/api/gateway/resume'),

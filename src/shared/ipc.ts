@@ -48,6 +48,7 @@ export const ACTION_METHODS = [
   'resetBreaker',
   'clearConnectionState',
   'reenableModel',
+  'clearLearnedFixes',
   'releaseLease',
   'pause',
   'resume',

@@ -9,7 +9,9 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Snapshot } from '../../src/shared/contract';
-import { IpcChannel, type StartupError } from '../../src/shared/ipc';
+import { actionChannel, IpcChannel, type StartupError } from '../../src/shared/ipc';
+import { startFakeUpstream } from '../support/fake-upstream';
+import { learnFixes } from '../support/learn-fixes';
 import { type Fake, fakeEvent, resetFakeElectron } from './desktop-fake-electron';
 
 vi.mock('electron', async () => (await import('./desktop-fake-electron')).electronModule);
@@ -251,6 +253,48 @@ describe('the desktop main process, run for real against a fake electron', () =>
     power.emit('resume');
     await ask();
     expect(await failures()).toBe(1);
+  });
+
+  it('the Resilience page clears learnt request fixes through IPC: one model, or all', async () => {
+    const upstream = await startFakeUpstream();
+    try {
+      const config = join(dir, 'config.json');
+      writeFileSync(
+        config,
+        JSON.stringify({
+          providers: ['oa', 'ob'].map((id) => ({
+            id,
+            format: 'openai',
+            baseUrl: `${upstream.url}/v1`,
+            authClass: 'api_key',
+            connections: [{ id: `${id}-1`, apiKey: 'sk-test-0123456789' }],
+            models: ['m'],
+          })),
+        }),
+      );
+      const f = await launch({ args: ['--config', config] });
+      const { baseUrl } = (await snapshot(f)).gateway;
+      await learnFixes(baseUrl, upstream, ['oa/m', 'ob/m']);
+      const learnt = async () =>
+        ((await snapshot(f)).learnedFixes ?? []).map((l) => `${l.provider}/${l.model}`).sort();
+      expect(await learnt()).toEqual(['oa/m', 'ob/m']);
+
+      const action = actionChannel('clearLearnedFixes');
+      expect(await invoke(f, action, { model: 'm' })).toMatchObject({
+        ok: false,
+        field: 'provider',
+      });
+      expect(await invoke(f, action, { provider: 42 })).toMatchObject({ ok: false });
+      expect(await invoke(f, action, { provider: 'oa', model: 'm' })).toEqual({
+        ok: true,
+        data: { cleared: 1 },
+      });
+      expect(await learnt()).toEqual(['ob/m']);
+      expect(await invoke(f, action)).toEqual({ ok: true, data: { cleared: 1 } });
+      expect(await learnt()).toEqual([]);
+    } finally {
+      await upstream.close();
+    }
   });
 
   it('#9 Windows logoff: session-end writes the buffered request log at once', async () => {

@@ -51,6 +51,13 @@ export interface LockoutKey {
   model: string;
 }
 
+/** Which learnt request-shape fixes to clear: all, one provider's, or one model's. */
+export interface LearnedFixFilter {
+  provider?: string;
+  /** Needs `provider` as well. */
+  model?: string;
+}
+
 /** Whether the proxy forwards requests (`POST /api/gateway/pause` / `resume`). */
 export interface GatewayRunState {
   paused: boolean;
@@ -144,6 +151,8 @@ export interface BridgeApi {
   clearConnectionState(connection: string): Promise<BridgeResult<unknown>>;
   /** Re-enables a model locked out on one connection. */
   reenableModel(key: LockoutKey): Promise<BridgeResult<unknown>>;
+  /** Forgets learnt request-shape fixes (`DELETE /api/resilience/learned-fixes`); how many went. */
+  clearLearnedFixes(filter?: LearnedFixFilter): Promise<BridgeResult<{ cleared: number }>>;
   /** Ends the active exclusive lease on a connection (operator release). */
   releaseLease(connection: string): Promise<BridgeResult<unknown>>;
   /** Stops forwarding proxy requests (clients get 503) until `resume`. */

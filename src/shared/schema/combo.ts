@@ -35,6 +35,9 @@ export const STRATEGY_OPTIONS: Readonly<Partial<Record<ComboStrategy, readonly s
   fusion: ['panel', 'judge'],
 };
 
+/** Options every strategy reads (request-shape repairs, docs/resilience.md). */
+export const COMMON_OPTIONS: readonly string[] = ['contextEditing'];
+
 /** Options a strategy cannot work without. */
 const REQUIRED_OPTIONS: Readonly<Partial<Record<ComboStrategy, readonly string[]>>> = {
   'context-relay': ['summarizer'],
@@ -116,15 +119,13 @@ function validateTarget(value: unknown, field: string): ComboTarget {
 }
 
 function validateOptions(value: unknown, field: string, strategy: ComboStrategy): ComboOptions {
-  const allowed = STRATEGY_OPTIONS[strategy] ?? [];
+  const allowed = [...(STRATEGY_OPTIONS[strategy] ?? []), ...COMMON_OPTIONS];
   const o = object(value, field, null);
   for (const key of Object.keys(o)) {
     if (!allowed.includes(key)) {
       throw new ValidationError(
         `${field}.${key}`,
-        allowed.length > 0
-          ? `is not an option of ${strategy} (its options: ${allowed.join(', ')})`
-          : `is not an option of ${strategy} (it has none)`,
+        `is not an option of ${strategy} (its options: ${allowed.join(', ')})`,
       );
     }
   }
@@ -178,6 +179,9 @@ function validateOptions(value: unknown, field: string, strategy: ComboStrategy)
     out.quotaShareConcurrencyLimit = {
       enabled: boolean(q.enabled ?? true, `${field}.quotaShareConcurrencyLimit.enabled`),
     };
+  }
+  if (o.contextEditing !== undefined) {
+    out.contextEditing = boolean(o.contextEditing, `${field}.contextEditing`);
   }
   return out;
 }

@@ -1,7 +1,11 @@
 // The desktop's admin actions, run in process: the same operations and answers as the HTTP admin
 // API gives the browser (through admin-client.ts), without a loopback round trip.
 
-import { type AdminActions, logSearchParams } from '../../../shared/admin-client';
+import {
+  type AdminActions,
+  learnedFixSearchParams,
+  logSearchParams,
+} from '../../../shared/admin-client';
 import type { BridgeResult, Snapshot } from '../../../shared/contract';
 import {
   createKey,
@@ -12,6 +16,7 @@ import {
   updateKey,
   usageReport,
 } from './keys';
+import { clearLearnedFixes } from './learned-fixes';
 import {
   type AdminOperations,
   adminError,
@@ -74,6 +79,10 @@ export function createAdminActions(deps: ActionDeps): AdminActions {
       run('clearConnectionState', () => s.clearConnectionState({ connection })),
     reenableModel: ({ provider, connection, model }) =>
       run('reenableModel', () => s.clearLockout({ provider, connection, model })),
+    clearLearnedFixes: (filter = {}) =>
+      run('clearLearnedFixes', () =>
+        clearLearnedFixes(deps.learnedFixes, learnedFixSearchParams(filter)),
+      ),
     releaseLease: (connection) => run('releaseLease', () => releaseLease(deps, { connection })),
     pause: () => run('pause', () => setPaused(deps, true)),
     resume: () => run('resume', () => setPaused(deps, false)),

@@ -5,7 +5,7 @@ import { clientResponseHeaders } from '../../upstream/headers';
 import type { UpstreamResponse } from '../../upstream/pools';
 import type { BodyReader } from '../../upstream/upstream-body';
 import { mergeUsage, SseUsageObserver, usageOfBody } from '../../usage/usage';
-import { streamErrorEvent } from '../../wire/client-errors';
+import { type GatewayError, nextSequenceNumber, streamErrorEvent } from '../../wire/client-errors';
 import { HOLD_LIMIT_BYTES, type StreamWatch, ThroughputTripError } from '../stream-watch';
 import { addDecisionHeaders } from './answer';
 import { isEventStream } from './call';
@@ -15,6 +15,7 @@ import { translatedFor } from './translate';
 import { watchdogEnding, watchFor } from './watchdog-ending';
 
 const NON_STREAM_USAGE_LIMIT = 4 * 1024 * 1024;
+const SEQUENCE_KEY = Buffer.from('"sequence_number"');
 
 /**
  * Relay stage: passes an upstream answer on to the client, with backpressure; translated
@@ -54,6 +55,13 @@ class PassThroughRelay implements BodyReader {
   /** A whole answer's bytes, read for its usage at the end (up to NON_STREAM_USAGE_LIMIT). */
   private kept: Buffer[] = [];
   private keptBytes = 0;
+  /**
+   * A Responses stream's latest chunk that carries a sequence number, and the one before it
+   * (references): where the relay's own error event finds the number to continue from, past any
+   * heartbeats since. Null for other streams.
+   */
+  private tail: Buffer[] | null;
+  private previous: Buffer | null = null;
 
   constructor(
     private readonly ctx: RequestContext,
@@ -80,6 +88,7 @@ class PassThroughRelay implements BodyReader {
     this.watch = isSse ? watchFor(ctx, ctx.endpoint.format, upstream) : null;
     this.pending = this.watch ? [] : null;
     this.observer = isSse ? new SseUsageObserver() : null;
+    this.tail = isSse && ctx.endpoint.format === 'openai-responses' ? [] : null;
     if (!this.watch) this.start();
     upstream.body.read(this);
     // The head leaves with the first write: the first event read ahead by the peek, or a
@@ -110,6 +119,11 @@ class PassThroughRelay implements BodyReader {
     const ctx = this.ctx;
     let buf = chunk;
     if (ctx.ttfb === null) ctx.ttfb = ctx.now() - ctx.started;
+    if (this.tail) {
+      if (buf.lastIndexOf(SEQUENCE_KEY) !== -1)
+        this.tail = this.previous ? [this.previous, buf] : [buf];
+      this.previous = buf;
+    }
     if (this.observer) this.observer.push(buf);
     else if (this.keptBytes < NON_STREAM_USAGE_LIMIT) {
       this.kept.push(buf);
@@ -167,11 +181,15 @@ class PassThroughRelay implements BodyReader {
     }
   }
 
+  /** The stream's closing error event in the client's format, continuing a Responses stream's numbering. */
+  private readonly ending = (err: GatewayError): string =>
+    streamErrorEvent(this.ctx.endpoint.format, err, this.tail ? nextSequenceNumber(this.tail) : 0);
+
   private broke(err: Error): 'retry' | undefined {
     this.watch?.stop();
     const { ctx, res, candidate } = this;
     if (err instanceof ThroughputTripError && !ctx.clientGone) {
-      return watchdogEnding(ctx, res, ctx.endpoint.format, candidate, err, this.pending !== null);
+      return watchdogEnding(ctx, res, this.ending, candidate, err, this.pending !== null);
     }
     if (this.pending) {
       const held = this.release();
@@ -188,7 +206,7 @@ class PassThroughRelay implements BodyReader {
     if (this.isSse) {
       // The status line is gone; a well-formed error event is the only honest ending.
       res.end(
-        streamErrorEvent(ctx.endpoint.format, {
+        this.ending({
           status: 502,
           kind: 'upstream',
           code: 'upstream_stream_interrupted',

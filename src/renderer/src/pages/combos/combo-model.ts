@@ -68,6 +68,8 @@ export function comboOf(d: ComboDraft): { combo: ComboConfig } | { error: string
       weights[key.slice('weights.'.length)] = numberOr(text);
       options.weights = weights;
     } else if (LIST_OPTIONS.has(key)) options[key] = lines(text);
+    else if (key === 'contextEditing')
+      options[key] = text === 'true' ? true : text === 'false' ? false : text;
     else options[key] = numberOr(text);
   }
   try {
