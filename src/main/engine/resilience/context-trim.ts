@@ -2,6 +2,7 @@
 // the conversation again with its oldest whole turns removed — after the system prompt and the
 // first user turn, never splitting a tool call from its result, always keeping the latest turn.
 // Pure: error text and request in, the trimmed request (or null) out.
+import { turnStarts } from '../translate/turns';
 import type { ErrorText } from './shape-fix';
 
 type Json = Record<string, unknown>;
@@ -79,11 +80,12 @@ export function trimConversation(
   const key = conversationKey(body);
   if (!key) return null;
   const items = body[key] as unknown[];
-  let i = 0;
-  while (i < items.length && isSystem(obj(items[i]) ?? {})) i++;
   // Turn starts after the system prompt; the first turn is kept whole.
-  const starts: number[] = [];
-  for (let j = i; j < items.length; j++) if (startsTurn(obj(items[j]) ?? {})) starts.push(j);
+  const starts = turnStarts(
+    items,
+    (x) => isSystem(obj(x) ?? {}),
+    (x) => startsTurn(obj(x) ?? {}),
+  );
   if (starts.length < 3) return null;
   const droppable = starts.length - 2; // not the first turn, not the latest
   const sizes = items.map((x) => JSON.stringify(x)?.length ?? 0);

@@ -1,4 +1,5 @@
 import type { ClientFormat, ProviderFormat } from '../../../shared/contract';
+import { comboTargets } from '../../../shared/schema/combo';
 import type { Catalog, CatalogConnection, CatalogProvider } from '../config/catalog';
 import { parseTargetRef, targetRefOf, weightOf } from '../config/validate';
 
@@ -49,7 +50,7 @@ function targetOf(catalog: Catalog, ref: string, weight?: number): Target | null
 export function resolveModel(catalog: Catalog, model: string): Resolution {
   const combo = catalog.combos.get(model);
   if (combo) {
-    const targets = combo.targets
+    const targets = comboTargets(combo)
       .map((t) => targetOf(catalog, targetRefOf(t), weightOf(t)))
       .filter((t): t is Target => t !== null);
     return { kind: 'targets', combo: combo.name, targets };

@@ -3,6 +3,7 @@
 
 import type { ModelSpec } from '../../../shared/contract';
 import type { Catalog } from '../config/catalog';
+import { RelaySessions } from './context-relay';
 import { type Headers, type Quota, quotaFromHeaders } from './rate-limit-headers';
 import type { Candidate } from './resolve';
 
@@ -57,6 +58,8 @@ export interface CallLearning {
 }
 
 export class RoutingSignals {
+  /** context-relay: which target each session was last served by. */
+  readonly relaySessions = new RelaySessions();
   private readonly targets = new Map<string, TargetStats>();
   private readonly quotas = new Map<string, Quota>();
   private readonly turnCount = new Map<string, number>();

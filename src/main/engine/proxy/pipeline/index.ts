@@ -16,6 +16,7 @@ import { hold } from './hold';
 import { host } from './host';
 import { identify } from './identify';
 import { models } from './list-models';
+import { orchestrate } from './orchestrate';
 import { parse } from './parse';
 import { pause } from './pause';
 import { plan } from './plan';
@@ -69,6 +70,7 @@ const REQUEST: readonly RequestStage[] = [
   countTokens, // a token estimate where no target counts tokens
   plan, //       leased connections taken out or preferred
   strategy, //   the combo's strategy orders what is left, and says why
+  orchestrate(ATTEMPT), // fusion, pipeline, context-relay: internal calls, then the final one
   dispatch(ATTEMPT), // candidates in order, failover, cooldown wait, the answer
 ];
 
