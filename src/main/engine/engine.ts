@@ -290,6 +290,7 @@ export function createEngine(opts: EngineOptions): Engine {
       baseUrl: listenInfo.baseUrl,
       startedAt,
       paused,
+      activeCombo: settings.string('routing.activeCombo') || null,
       requestsTotal,
       errorsTotal,
       inFlight: server.inFlight(),
