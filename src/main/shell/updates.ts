@@ -156,7 +156,10 @@ export function createUpdateChecker(opts: UpdateCheckerOptions): UpdateChecker {
       updater.autoDownload = true;
       updater.autoInstallOnAppQuit = true;
       if (feed.url) updater.setFeedURL({ provider: 'generic', url: feed.url });
-      updater.on('checking-for-update', () => set({ phase: 'checking' }));
+      // A check started elsewhere (electron-updater's own) must not hide a downloaded update.
+      updater.on('checking-for-update', () => {
+        if (state.phase !== 'ready') set({ phase: 'checking' });
+      });
       updater.on('update-not-available', () => set({ phase: 'latest' }));
       updater.on('update-available', (info) =>
         set({ phase: 'downloading', version: info.version }),
