@@ -51,6 +51,7 @@ export const ACTION_METHODS = [
   'releaseLease',
   'pause',
   'resume',
+  'setGatewayAddress',
   'getPresets',
   'detectProviders',
   'importConfig',

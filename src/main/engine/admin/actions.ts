@@ -17,6 +17,7 @@ import {
   adminError,
   recentLogs,
   releaseLease,
+  setGatewayAddress,
   setPaused,
   testConnection,
 } from './operations';
@@ -77,6 +78,8 @@ export function createAdminActions(deps: ActionDeps): AdminActions {
     releaseLease: (connection) => run('releaseLease', () => releaseLease(deps, { connection })),
     pause: () => run('pause', () => setPaused(deps, true)),
     resume: () => run('resume', () => setPaused(deps, false)),
+    setGatewayAddress: (input) =>
+      run('setGatewayAddress', () => setGatewayAddress(deps, asJson(input))),
     getPresets: () => run('getPresets', () => presetList()),
     detectProviders: () => run('detectProviders', () => detect(deps)),
     importConfig: (tool, text, dryRun) =>
