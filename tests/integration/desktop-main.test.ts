@@ -517,4 +517,31 @@ describe('the desktop main process, run for real against a fake electron', () =>
       await backup.close();
     }
   });
+
+  it('changing the port from the dashboard: served on the new one, the tray and the window follow', async () => {
+    const f = await launch();
+    const before = (await snapshot(f)).gateway.baseUrl;
+    const free = await takenPort();
+    await new Promise((done) => servers.pop()?.close(done));
+    const moved = await invoke(f, 'breakwater:action:setGatewayAddress', { port: free });
+    expect(moved).toEqual({
+      ok: true,
+      data: { host: '127.0.0.1', port: free, baseUrl: `http://127.0.0.1:${free}` },
+    });
+    expect((await fetch(`http://127.0.0.1:${free}/v1/models`)).status).toBe(200);
+    await expect(fetch(`${before}/v1/models`)).rejects.toThrow();
+    expect(f.calls).toContainEqual(['webContents.reload']);
+    expect(f.calls).toContainEqual([
+      'tray.setToolTip',
+      expect.stringContaining(`http://127.0.0.1:${free}`),
+    ]);
+    expect(JSON.stringify(trayMenu(f))).toContain(`Copy base URL (http://127.0.0.1:${free})`);
+
+    const taken = await takenPort();
+    const refused = await invoke(f, 'breakwater:action:setGatewayAddress', { port: taken });
+    expect(refused).toMatchObject({ ok: false, code: 'address_in_use', field: 'port' });
+    expect((await snapshot(f)).gateway.port).toBe(free);
+    const bad = await invoke(f, 'breakwater:action:setGatewayAddress', 4242);
+    expect(bad).toMatchObject({ ok: false, error: expect.stringMatching(/must be an object/) });
+  });
 });

@@ -118,6 +118,7 @@ export function runDesktopApp(opts: DesktopOptions): void {
   let stopTrayEvents: (() => void) | null = null;
   let stopWatching: (() => void) | null = null;
   let updates: UpdateChecker | null = null;
+  let stopFollowing: (() => void) | null = null;
   let quitting = false;
   let shutdownStarted = false;
   let shutdownDone = false;
@@ -164,6 +165,7 @@ export function runDesktopApp(opts: DesktopOptions): void {
       stopForwarding?.();
       stopForwarding = null;
       stopTrayEvents?.();
+      stopFollowing?.();
       updates?.dispose();
       tray?.dispose();
       tray = null;
@@ -375,6 +377,12 @@ export function runDesktopApp(opts: DesktopOptions): void {
       if (engine) {
         stopForwarding = forwardEngineEvents(engine, target);
         stopWatching = watchHost(gateway.engine, log, main.window);
+        // Moved from the Settings page: the tray shows the new address, the page starts over on it.
+        stopFollowing = engine.onEvent((event) => {
+          if (event.type !== 'gateway.moved') return;
+          tray?.update();
+          main?.window.webContents.reload();
+        });
       }
       startTray();
       // After the gateway serves: a slow feed must not delay it.
