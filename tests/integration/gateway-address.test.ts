@@ -121,6 +121,19 @@ describe('changing the port and host while serving', () => {
       headers: { authorization: `Bearer ${secret}` },
     });
     expect(res.status).toBe(200);
+
+    // Another host on the same port: the OS gives a port once, so the old listener lets go first.
+    const lo = await fetch(`http://127.0.0.1:${port}/api/gateway/address`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${gw.engine.adminToken}`,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({ host: '127.0.0.1', port }),
+    });
+    expect(lo.status).toBe(200);
+    expect(gw.engine.snapshot().gateway).toMatchObject({ host: '127.0.0.1', port });
+    expect((await chat(`http://127.0.0.1:${port}`)).status).toBe(401);
   });
 
   it('the next start uses it, unless the config file changed since or a flag says otherwise', async () => {

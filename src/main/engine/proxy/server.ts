@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { GatewayApiKeyConfig } from '../../../shared/contract';
 import type { Logger } from '../logger';
 import { type GatewayError, sendError } from '../wire/client-errors';
@@ -149,23 +149,34 @@ export function createGatewayServer(deps: ServerDeps): GatewayServer {
     },
     inFlight: () => inFlight,
     async listen(host, port) {
-      const next = server.listening ? makeServer() : server;
-      await new Promise<void>((resolve, reject) => {
-        next.once('error', reject);
-        next.listen(port, host, () => {
-          next.off('error', reject);
-          resolve();
-        });
-      });
-      if (next !== server) {
-        const old = server;
-        server = next;
+      if (!server.listening) {
+        await bind(server, host, port);
+        return portOf(server, port);
+      }
+      const old = server;
+      const retire = () => {
         retired.add(old);
         old.close();
         old.closeIdleConnections();
+      };
+      try {
+        server = await bind(makeServer(), host, port);
+      } catch (err) {
+        const was = old.address() as AddressInfo;
+        if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || was.port !== port) throw err;
+        // Another host on the same port: the OS gives the port once, so the current listener
+        // lets go first, and comes back if the new address cannot be had either.
+        retire();
+        try {
+          server = await bind(makeServer(), host, port);
+        } catch (again) {
+          server = await bind(makeServer(), was.address, was.port);
+          throw again;
+        }
+        return port;
       }
-      const address = next.address();
-      return typeof address === 'object' && address ? address.port : port;
+      retire();
+      return portOf(server, port);
     },
     async close(graceMs) {
       closing = true;
@@ -180,6 +191,21 @@ export function createGatewayServer(deps: ServerDeps): GatewayServer {
       await closed;
     },
   };
+}
+
+function bind(server: Server, host: string, port: number): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server);
+    });
+  });
+}
+
+function portOf(server: Server, asked: number): number {
+  const address = server.address();
+  return typeof address === 'object' && address ? address.port : asked;
 }
 
 /**
