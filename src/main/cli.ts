@@ -137,10 +137,9 @@ async function serve(args: string[]): Promise<void> {
     info = await engine.listen();
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
+    // The address asked for: flag, else the one saved from the dashboard, else the config file.
+    const { port: wantedPort, host: wantedHost } = engine.snapshot().gateway;
     await engine.stop({ graceMs: 0 });
-    // The address asked for: flag, else the config file, else the default.
-    const wantedPort = port ?? config.gateway?.port ?? DEFAULT_PORT;
-    const wantedHost = values.host ?? config.gateway?.host ?? DEFAULT_HOST;
     if (e.code === 'EADDRINUSE')
       fail(
         `port ${wantedPort} is already in use; pick another with --port, or stop the other instance`,

@@ -12,6 +12,7 @@ import type {
   ConnectionView,
   CreatedGatewayKey,
   DetectedProvider,
+  GatewayAddressView,
   GatewayKeyView,
   GatewayRunState,
   ImportReport,
@@ -164,6 +165,7 @@ export function createAdminClient(opts: AdminClientOptions): AdminActions {
     releaseLease: (connection) => call('POST', '/api/leases/release', { connection }),
     pause: () => call<GatewayRunState>('POST', '/api/gateway/pause'),
     resume: () => call<GatewayRunState>('POST', '/api/gateway/resume'),
+    setGatewayAddress: (input) => call<GatewayAddressView>('POST', '/api/gateway/address', input),
     getPresets: () => call<{ presets: ProviderPreset[] }>('GET', '/api/presets'),
     detectProviders: () => call<DetectedProvider[]>('GET', '/api/setup/detect'),
     importConfig: (tool, text, dryRun) =>

@@ -52,6 +52,7 @@ export const ACTION_METHODS = [
   'releaseLease',
   'pause',
   'resume',
+  'setGatewayAddress',
   'getPresets',
   'detectProviders',
   'importConfig',

@@ -1,7 +1,7 @@
 // The real main process (src/main/index.ts and the shell under it) under plain Node, against a
 // fake `electron` that records calls: the real engine serves on a real loopback port and a real
 // SQLite file. Each test below names the desktop defect it guards against.
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -11,10 +11,12 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Snapshot } from '../../src/shared/contract';
 import { actionChannel, IpcChannel, type StartupError } from '../../src/shared/ipc';
 import { startFakeUpstream } from '../support/fake-upstream';
+import { standardConfig } from '../support/gateway';
 import { learnFixes } from '../support/learn-fixes';
 import { type Fake, fakeEvent, resetFakeElectron } from './desktop-fake-electron';
 
 vi.mock('electron', async () => (await import('./desktop-fake-electron')).electronModule);
+vi.mock('electron-updater', async () => (await import('./desktop-fake-electron')).updaterModule);
 // Every launch adds the main process's own process listeners (signals, uncaught errors).
 process.setMaxListeners(100);
 
@@ -36,6 +38,7 @@ afterEach(async () => {
     fake = null;
   }
   for (const s of servers.splice(0)) await new Promise((done) => s.close(done));
+  delete (process as { resourcesPath?: string }).resourcesPath;
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -107,6 +110,34 @@ async function takenPort(): Promise<number> {
   servers.push(server);
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   return (server.address() as { port: number }).port;
+}
+
+interface MenuItem {
+  label?: string;
+  type?: string;
+  checked?: boolean;
+  enabled?: boolean;
+  click?: () => void;
+  submenu?: MenuItem[];
+}
+
+/** The tray's context menu as last built. */
+function trayMenu(f: Fake): MenuItem[] {
+  return (f.trays[0]?.menu?.template ?? []) as MenuItem[];
+}
+
+function trayItem(f: Fake, label: string | RegExp): MenuItem | undefined {
+  return trayMenu(f).find((i) =>
+    typeof label === 'string' ? i.label === label : label.test(i.label ?? ''),
+  );
+}
+
+/** The packaged app reads its resources (tray icons, app-update.yml) from here. */
+function packagedResources(): string {
+  const resources = join(dir, 'resources');
+  mkdirSync(resources, { recursive: true });
+  (process as { resourcesPath?: string }).resourcesPath = resources;
+  return resources;
 }
 
 describe('the desktop main process, run for real against a fake electron', () => {
@@ -458,5 +489,130 @@ describe('the desktop main process, run for real against a fake electron', () =>
     } finally {
       process.env.HOME = saved;
     }
+  });
+  it('update checks: never in a development run, off without a feed, and the tray says so', async () => {
+    const dev = await launch({ env: { BREAKWATER_UPDATE_URL: 'https://updates.example/' } });
+    await vi.waitFor(() => expect(trayItem(dev, 'Updates: development build')).toBeDefined());
+    expect(trayItem(dev, 'Check for updates…')?.enabled).toBe(false);
+    dev.electron.app.quit();
+    await dev.exit;
+
+    packagedResources();
+    const f = await launch({ packaged: true });
+    await vi.waitFor(() => expect(trayItem(f, 'Updates not configured')).toBeDefined());
+    expect(f.calls).toContainEqual([
+      'app.setAboutPanelOptions',
+      expect.objectContaining({ credits: 'Updates not configured' }),
+    ]);
+    expect(f.calls.filter(([c]) => String(c).startsWith('updater.'))).toEqual([]);
+  });
+
+  it('update checks with a feed: at start and from the tray, a notice when downloaded, install on request', async () => {
+    packagedResources();
+    const f = await launch({
+      packaged: true,
+      env: { BREAKWATER_UPDATE_URL: 'https://updates.example/breakwater/' },
+    });
+    await vi.waitFor(() => expect(f.calls).toContainEqual(['updater.checkForUpdates']));
+    expect(f.calls).toContainEqual([
+      'updater.setFeedURL',
+      { provider: 'generic', url: 'https://updates.example/breakwater/' },
+    ]);
+    expect(f.updater.autoInstallOnAppQuit).toBe(true);
+    const checks = () => f.calls.filter(([c]) => c === 'updater.checkForUpdates').length;
+
+    f.updater.emit('update-not-available', { version: '0.1.0' });
+    await vi.waitFor(() => expect(trayItem(f, 'Up to date')).toBeDefined());
+    trayItem(f, 'Check for updates…')?.click?.();
+    expect(checks()).toBe(2);
+
+    f.updater.emit('update-available', { version: '9.9.9' });
+    f.updater.emit('update-downloaded', { version: '9.9.9' });
+    await vi.waitFor(() => expect(trayItem(f, 'Restart to update')).toBeDefined());
+    expect(trayItem(f, 'Update 9.9.9 ready')).toBeDefined();
+    expect(f.calls).toContainEqual([
+      'notification.show',
+      expect.objectContaining({ title: 'Breakwater 9.9.9 is ready' }),
+    ]);
+    expect(f.calls).not.toContainEqual(['updater.quitAndInstall']);
+    trayItem(f, 'Restart to update')?.click?.();
+    expect(f.calls).toContainEqual(['updater.quitAndInstall']);
+  });
+
+  it('the tray switches the active combo, and a request for "default" follows it', async () => {
+    const primary = await startFakeUpstream();
+    const backup = await startFakeUpstream();
+    try {
+      const config = join(dir, 'config.json');
+      writeFileSync(config, JSON.stringify(standardConfig(primary, backup)));
+      const f = await launch({ args: ['--config', config] });
+      const { baseUrl } = (await snapshot(f)).gateway;
+      const ask = (model: string) =>
+        fetch(`${baseUrl}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] }),
+        });
+      const menu = trayItem(f, /^Active combo: /);
+      expect(menu?.label).toBe('Active combo: none');
+      expect(menu?.submenu?.map((i) => [i.label, i.type, i.checked])).toEqual([
+        ['None', 'radio', true],
+        ['coder', 'radio', false],
+        ['claude', 'radio', false],
+      ]);
+      expect((await ask('default')).status).toBe(404);
+
+      menu?.submenu?.[2]?.click?.();
+      await vi.waitFor(() => expect(trayItem(f, 'Active combo: claude')).toBeDefined());
+      expect((await snapshot(f)).gateway.activeCombo).toBe('claude');
+      expect((await ask('default')).status).toBe(200);
+      expect(primary.requests.at(-1)?.body.model).toBe('claude-test');
+
+      trayItem(f, /^Active combo: /)?.submenu?.[1]?.click?.();
+      await vi.waitFor(() => expect(trayItem(f, 'Active combo: coder')).toBeDefined());
+      expect((await ask('default')).status).toBe(200);
+      expect(primary.requests.at(-1)?.body.model).toBe('gpt-test');
+
+      // A combo added from the dashboard shows in the menu.
+      const added = await invoke(f, 'breakwater:action:saveCombo', {
+        name: 'solo',
+        strategy: 'priority',
+        targets: ['oa2/gpt-backup'],
+      });
+      expect(added.ok).toBe(true);
+      await vi.waitFor(() =>
+        expect(trayItem(f, /^Active combo: /)?.submenu?.map((i) => i.label)).toContain('solo'),
+      );
+    } finally {
+      await primary.close();
+      await backup.close();
+    }
+  });
+
+  it('changing the port from the dashboard: served on the new one, the tray and the window follow', async () => {
+    const f = await launch();
+    const before = (await snapshot(f)).gateway.baseUrl;
+    const free = await takenPort();
+    await new Promise((done) => servers.pop()?.close(done));
+    const moved = await invoke(f, 'breakwater:action:setGatewayAddress', { port: free });
+    expect(moved).toEqual({
+      ok: true,
+      data: { host: '127.0.0.1', port: free, baseUrl: `http://127.0.0.1:${free}` },
+    });
+    expect((await fetch(`http://127.0.0.1:${free}/v1/models`)).status).toBe(200);
+    await expect(fetch(`${before}/v1/models`)).rejects.toThrow();
+    expect(f.calls).toContainEqual(['webContents.reload']);
+    expect(f.calls).toContainEqual([
+      'tray.setToolTip',
+      expect.stringContaining(`http://127.0.0.1:${free}`),
+    ]);
+    expect(JSON.stringify(trayMenu(f))).toContain(`Copy base URL (http://127.0.0.1:${free})`);
+
+    const taken = await takenPort();
+    const refused = await invoke(f, 'breakwater:action:setGatewayAddress', { port: taken });
+    expect(refused).toMatchObject({ ok: false, code: 'address_in_use', field: 'port' });
+    expect((await snapshot(f)).gateway.port).toBe(free);
+    const bad = await invoke(f, 'breakwater:action:setGatewayAddress', 4242);
+    expect(bad).toMatchObject({ ok: false, error: expect.stringMatching(/must be an object/) });
   });
 });

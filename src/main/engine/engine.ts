@@ -15,6 +15,15 @@ import { ValidationError, validateConfig } from './config/validate';
 import { prepareDataDir, restrictToOwner } from './data-dir';
 import { EventBus } from './events';
 import { createStderrLogger, type Logger } from './logger';
+import {
+  bindRefusal,
+  type Configured,
+  configuredAddress,
+  createBinding,
+  type ListenInfo,
+  SAVED_ADDRESS,
+  startAddress,
+} from './proxy/binding';
 import { handleProxyRequest, type PipelineDeps } from './proxy/pipeline/index';
 import { pipelineSettings, shapeSettings } from './proxy/pipeline/settings';
 import { createGatewayServer, type GatewayServer } from './proxy/server';
@@ -37,7 +46,6 @@ import { UpstreamPools } from './upstream/pools';
 import { KeyRing } from './usage/key-ring';
 import { UsageService } from './usage/service';
 import { VERSION } from './version';
-import { isLoopbackHost } from './wire/guard';
 
 export const DEFAULT_PORT = 4141;
 export const DEFAULT_HOST = '127.0.0.1';
@@ -66,11 +74,7 @@ export interface EngineOptions {
   sqliteBinding?: string;
 }
 
-export interface ListenInfo {
-  host: string;
-  port: number;
-  baseUrl: string;
-}
+export type { ListenInfo };
 
 export interface Engine {
   readonly adminToken: string;
@@ -92,10 +96,6 @@ export interface Engine {
   flushLog(): void;
 }
 
-function urlHost(host: string): string {
-  return host.includes(':') ? `[${host}]` : host;
-}
-
 /**
  * Builds the engine both hosts run: store, settings, catalog, proxy and admin API. Throws with
  * a clear message on an invalid config, an unusable data dir, or an unsafe bind address.
@@ -112,14 +112,13 @@ export function createEngine(opts: EngineOptions): Engine {
     throw err;
   }
   const gateway = config.gateway ?? {};
-  const host = opts.host ?? gateway.host ?? DEFAULT_HOST;
-  const requestedPort = opts.port ?? gateway.port ?? DEFAULT_PORT;
+  const address: Configured = {
+    file: { host: gateway.host ?? DEFAULT_HOST, port: gateway.port ?? DEFAULT_PORT },
+    flags: { host: opts.host, port: opts.port },
+  };
   const apiKeys = gateway.apiKeys ?? [];
-  if (!isLoopbackHost(host) && apiKeys.length === 0) {
-    throw new Error(
-      `refusing to listen on ${host}: a non-loopback address needs gateway.apiKeys in the config, otherwise anyone on the network could use your providers`,
-    );
-  }
+  const refusal = bindRefusal(configuredAddress(address).host, apiKeys.length);
+  if (refusal) throw new Error(refusal);
 
   prepareDataDir(opts.dataDir);
   const events = new EventBus((err) => log.error(`event listener failed: ${String(err)}`));
@@ -253,11 +252,6 @@ export function createEngine(opts: EngineOptions): Engine {
     log.info(paused ? 'paused: proxy requests get 503 until resumed' : 'resumed');
     events.emit({ type: paused ? 'gateway.paused' : 'gateway.resumed', at: clock.now() });
   };
-  let listenInfo: ListenInfo = {
-    host,
-    port: requestedPort,
-    baseUrl: `http://${urlHost(host)}:${requestedPort}`,
-  };
 
   const admin = new AdminService(
     store,
@@ -274,11 +268,12 @@ export function createEngine(opts: EngineOptions): Engine {
       setPaused(next);
       return { paused };
     },
+    setAddress: (input) => binding.move(input),
     releaseLease: (connection) => leases.releaseConnection(connection, clock.now()),
     learnedFixes: shapeRepairs,
     log,
     env,
-    listening: () => listenInfo,
+    listening: () => binding.info(),
     ...(opts.localServerUrls ? { localServerUrls: opts.localServerUrls } : {}),
   };
 
@@ -286,11 +281,10 @@ export function createEngine(opts: EngineOptions): Engine {
     at: now,
     gateway: {
       version: VERSION,
-      host: listenInfo.host,
-      port: listenInfo.port,
-      baseUrl: listenInfo.baseUrl,
+      ...binding.info(),
       startedAt,
       paused,
+      activeCombo: settings.string('routing.activeCombo') || null,
       requestsTotal,
       errorsTotal,
       inFlight: server.inFlight(),
@@ -315,7 +309,10 @@ export function createEngine(opts: EngineOptions): Engine {
   // recomputed after a settings update rather than on every request.
   const maxBodyBytes = gateway.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const pipeline: PipelineDeps = {
-    host,
+    // Read per request: the dashboard may move the gateway to another host.
+    get host() {
+      return binding.info().host;
+    },
     keys: keyRing,
     priceOf: (provider, model) => catalog.modelSpec(provider, model).price ?? null,
     budgets: usage,
@@ -361,7 +358,9 @@ export function createEngine(opts: EngineOptions): Engine {
   };
 
   const server: GatewayServer = createGatewayServer({
-    host,
+    get host() {
+      return binding.info().host;
+    },
     apiKeys,
     log,
     sessionLeases: (req, res, key) =>
@@ -376,7 +375,7 @@ export function createEngine(opts: EngineOptions): Engine {
       url.pathname === METRICS_PATH
         ? Promise.resolve(
             handleMetrics(req, res, {
-              host,
+              host: binding.info().host,
               adminToken,
               metricsToken: env.BREAKWATER_METRICS_TOKEN || null,
               snapshot,
@@ -395,26 +394,22 @@ export function createEngine(opts: EngineOptions): Engine {
     }),
   });
 
+  const binding = createBinding({
+    server,
+    file: address.file,
+    start: startAddress(address, store.settings.get(SAVED_ADDRESS), keyRing.size, log),
+    settings: store.settings,
+    liveKeys: () => keyRing.size,
+    log,
+    onMoved: (info, from) => events.emit({ type: 'gateway.moved', at: clock.now(), ...info, from }),
+  });
   let stopped: Promise<void> | null = null;
 
   return {
     adminToken,
     admin,
     actions: createAdminActions({ ...adminOps, accounts, snapshot }),
-    async listen(port = requestedPort) {
-      await new Promise<void>((resolve, reject) => {
-        const onError = (err: Error) => reject(err);
-        server.server.once('error', onError);
-        server.server.listen(port, host, () => {
-          server.server.off('error', onError);
-          resolve();
-        });
-      });
-      const address = server.server.address();
-      const bound = typeof address === 'object' && address ? address.port : port;
-      listenInfo = { host, port: bound, baseUrl: `http://${urlHost(host)}:${bound}` };
-      return listenInfo;
-    },
+    listen: (port) => binding.listen(port),
     stop(stopOpts = {}) {
       stopped ??= (async () => {
         const grace = stopOpts.graceMs ?? gateway.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS;

@@ -128,6 +128,7 @@ export const PAYLOAD_CHECKS: Record<ActionMethod, Check> = {
   releaseLease: oneId('connection id'),
   pause: none,
   resume: none,
+  setGatewayAddress: oneObject('address'),
   getPresets: none,
   detectProviders: none,
   importConfig: (args) =>

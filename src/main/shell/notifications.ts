@@ -20,12 +20,12 @@ export interface NotifyState {
 export const initialNotifyState: NotifyState = { lastOpenAt: {}, open: [] };
 
 export interface Notice {
-  kind: 'circuit-open' | 'circuit-recovered';
+  kind: 'circuit-open' | 'circuit-recovered' | 'update-ready';
   title: string;
   body: string;
   providers: string[];
   /** Dashboard page a click opens. */
-  page: 'resilience';
+  page: 'resilience' | 'overview';
 }
 
 function list(names: string[]): string {

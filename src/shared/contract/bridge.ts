@@ -64,6 +64,19 @@ export interface GatewayRunState {
   paused: boolean;
 }
 
+/** Where the gateway should listen (`POST /api/gateway/address`); an omitted field is kept. */
+export interface GatewayAddress {
+  host?: string;
+  port: number;
+}
+
+/** Where the gateway listens now. */
+export interface GatewayAddressView {
+  host: string;
+  port: number;
+  baseUrl: string;
+}
+
 /**
  * Outcome of testing one connection (`POST /api/connections/{id}/test`): one authenticated
  * models-list call with its credential. A diagnostic only: it never touches breakers or cooldowns.
@@ -159,6 +172,11 @@ export interface BridgeApi {
   /** Stops forwarding proxy requests (clients get 503) until `resume`. */
   pause(): Promise<BridgeResult<GatewayRunState>>;
   resume(): Promise<BridgeResult<GatewayRunState>>;
+  /**
+   * Moves the gateway to another host and port while it serves (the new listener is up before
+   * the old one stops), and keeps it for the next start.
+   */
+  setGatewayAddress(input: GatewayAddress): Promise<BridgeResult<GatewayAddressView>>;
   /** The provider catalog (`GET /api/presets`). */
   getPresets(): Promise<BridgeResult<{ presets: ProviderPreset[] }>>;
   /** Presets whose key variable is set or whose local server answers; adds nothing. */

@@ -65,6 +65,14 @@ export type EngineEvent =
       what: 'providers' | 'connections' | 'combos' | 'settings';
     })
   | (EventBase & { type: 'gateway.paused' | 'gateway.resumed' })
+  /** The gateway listens on another address now (`baseUrl`); `from` was the old base URL. */
+  | (EventBase & {
+      type: 'gateway.moved';
+      host: string;
+      port: number;
+      baseUrl: string;
+      from: string;
+    })
   | (EventBase & {
       type: 'breaker.transition';
       provider: string;

@@ -91,6 +91,8 @@ export interface GatewayView {
   baseUrl: string;
   startedAt: number;
   paused: boolean;
+  /** The combo the model "default" routes to (setting `routing.activeCombo`); null when none. */
+  activeCombo?: string | null;
   requestsTotal: number;
   errorsTotal: number;
   inFlight: number;

@@ -23,6 +23,7 @@ import {
   adminError,
   recentLogs,
   releaseLease,
+  setGatewayAddress,
   setPaused,
   testConnection,
 } from './operations';
@@ -87,6 +88,8 @@ export function createAdminActions(deps: ActionDeps): AdminActions {
     releaseLease: (connection) => run('releaseLease', () => releaseLease(deps, { connection })),
     pause: () => run('pause', () => setPaused(deps, true)),
     resume: () => run('resume', () => setPaused(deps, false)),
+    setGatewayAddress: (input) =>
+      run('setGatewayAddress', () => setGatewayAddress(deps, asJson(input))),
     getPresets: () => run('getPresets', () => presetList()),
     detectProviders: () => run('detectProviders', () => detect(deps)),
     importConfig: (tool, text, dryRun) =>

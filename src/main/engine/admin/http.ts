@@ -22,6 +22,7 @@ import {
   adminError,
   recentLogs,
   releaseLease,
+  setGatewayAddress,
   setPaused,
   testConnection,
 } from './operations';
@@ -217,6 +218,11 @@ function routes(deps: AdminDeps): Route[] {
         handler: (_q, r) => sendJson(r, 200, setPaused(deps, action === 'pause')),
       }),
     ),
+    {
+      method: 'POST',
+      pattern: /^\/api\/gateway\/address$/,
+      handler: async (q, r) => sendJson(r, 200, await setGatewayAddress(deps, await body(q))),
+    },
     {
       method: 'POST',
       pattern: /^\/api\/leases\/release$/,

@@ -64,6 +64,8 @@ export interface PipelineDeps extends FrontDoorDeps {
   failoverBudgetMs(): number;
   /** The emergency fallback target (`provider/model`) when set and switched on. */
   emergencyFallback(): string | null;
+  /** The combo the model "default" routes to (`routing.activeCombo`), null when none is set. */
+  activeCombo?(): string | null;
   errorRules(): readonly OperatorRule[];
   /** maxConcurrent semaphores, request queues and session affinity. */
   flow: FlowControl;
