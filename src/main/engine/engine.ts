@@ -115,11 +115,6 @@ export function createEngine(opts: EngineOptions): Engine {
   const host = opts.host ?? gateway.host ?? DEFAULT_HOST;
   const requestedPort = opts.port ?? gateway.port ?? DEFAULT_PORT;
   const apiKeys = gateway.apiKeys ?? [];
-  if (!isLoopbackHost(host) && apiKeys.length === 0) {
-    throw new Error(
-      `refusing to listen on ${host}: a non-loopback address needs gateway.apiKeys in the config, otherwise anyone on the network could use your providers`,
-    );
-  }
 
   prepareDataDir(opts.dataDir);
   const events = new EventBus((err) => log.error(`event listener failed: ${String(err)}`));
@@ -162,6 +157,12 @@ export function createEngine(opts: EngineOptions): Engine {
   // Gateway keys live in the store; the config file's are imported (by name) at every start.
   const keyRing = new KeyRing(store.gatewayKeys, () => clock.now());
   keyRing.importConfig(apiKeys);
+  if (!isLoopbackHost(host) && keyRing.size === 0) {
+    store.close();
+    throw new Error(
+      `refusing to listen on ${host}: a non-loopback address needs a gateway API key (gateway.apiKeys in the config, or one created with breakwater keys create), otherwise anyone on the network could use your providers`,
+    );
+  }
   const usage = new UsageService({
     repo: store.usage,
     keys: keyRing,
@@ -227,7 +228,7 @@ export function createEngine(opts: EngineOptions): Engine {
     repo: store.leases,
     emit: (e) => events.emit(e),
     log,
-    keys: apiKeys,
+    keyNamed: (name) => keyRing.liveByName(name),
     catalog: () => catalog,
     exclusion: (c, now) => resilience.exclusion(c, now),
     connectionEligible: (c, now) => {
@@ -241,6 +242,7 @@ export function createEngine(opts: EngineOptions): Engine {
     },
   });
   leases.reconcile(clock.now());
+  keyRing.onChange(() => leases.reconcile(clock.now()));
   const startedAt = clock.now();
   const inFlightByConnection = new Map<string, number>();
   let requestsTotal = 0;
@@ -361,14 +363,14 @@ export function createEngine(opts: EngineOptions): Engine {
 
   const server: GatewayServer = createGatewayServer({
     host,
-    apiKeys,
+    matchKey: (presented) => keyRing.match(presented),
     log,
     sessionLeases: (req, res, key) =>
       handleSessionLeases(req, res, key, {
         leases,
         clock,
         maxBodyBytes,
-        keysConfigured: apiKeys.length > 0,
+        keysConfigured: () => keyRing.size > 0,
       }),
     // Not an async function: the pipeline's own promise is passed on without another layer.
     proxy: (req, res, url) =>
