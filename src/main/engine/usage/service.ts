@@ -10,8 +10,8 @@ import type {
 } from '../../../shared/contract';
 import type { UsageRollupRepo } from '../store';
 import { billedTokens, type UsageSample } from './accounting';
-import type { BudgetDecision, Threshold } from './budget';
-import { BudgetBook } from './budgets';
+import type { BudgetDecision, Hold, Threshold } from './budget';
+import { BudgetBook, type BudgetReservation } from './budgets';
 import type { KeyRing } from './key-ring';
 import { type ObservedRequest, RequestMetrics } from './metrics';
 import { UsageRollup } from './rollup';
@@ -58,6 +58,8 @@ export class UsageService {
   readonly budgets = new BudgetBook();
   readonly metrics = new RequestMetrics();
   private readonly rollup: UsageRollup;
+  /** `key\0limit\0window end` of the warnings given, so each is given once per window. */
+  private readonly warned = new Set<string>();
 
   constructor(private readonly deps: UsageServiceDeps) {
     this.rollup = new UsageRollup({
@@ -75,6 +77,16 @@ export class UsageService {
     const r = this.budgets.admit(key, limits, now);
     this.announce(key, r.crossed, now);
     return r.decision;
+  }
+
+  /** The reserve stage: the request's estimate held against the key's token and USD limits. */
+  reserve(
+    key: string,
+    limits: KeyLimits,
+    ask: Hold,
+    now: number,
+  ): { decision: BudgetDecision; reservation: BudgetReservation | null } {
+    return this.budgets.reserve(key, limits, ask, now);
   }
 
   /** An answered request: into the roll-up, the metrics and its key's budget. */
@@ -134,7 +146,19 @@ export class UsageService {
     return at;
   }
 
+  /**
+   * Once per key, limit and window: use can cross 80 % again in the same window when a limit
+   * is raised and lowered, or a key renamed back; the user was told already.
+   */
   private announce(key: string, crossed: Threshold[], now: number): void {
-    for (const t of crossed) this.deps.emit({ type: 'budget.threshold', at: now, key, ...t });
+    if (crossed.length === 0) return;
+    for (const id of this.warned)
+      if (Number(id.slice(id.lastIndexOf('\0') + 1)) <= now) this.warned.delete(id);
+    for (const t of crossed) {
+      const id = `${key}\0${t.limit}\0${t.resetsAt}`;
+      if (this.warned.has(id)) continue;
+      this.warned.add(id);
+      this.deps.emit({ type: 'budget.threshold', at: now, key, ...t });
+    }
   }
 }
