@@ -27,6 +27,7 @@ import { ShapeRepairs } from './resilience/shape-repair';
 import { SubscriptionService } from './resilience/subscription-service';
 import { FairShare } from './routing/fair-share';
 import { loadModelDefaults } from './routing/model-defaults';
+import { QuotaBook } from './routing/quota-book';
 import { RoutingSignals } from './routing/signals';
 import { Settings } from './settings/settings';
 import { openStore, type SecretCodec, type Store } from './store';
@@ -172,6 +173,7 @@ export function createEngine(opts: EngineOptions): Engine {
     onError: (err) => log.error(`usage roll-up: ${String(err)}`),
   });
   const accounts: KeyOperations = { keys: keyRing, usage, now: () => clock.now() };
+  const quotas = new QuotaBook(store.quotas, (err) => log.error(`quotas: ${String(err)}`));
 
   const pools = new UpstreamPools();
   const modelDefaults = loadModelDefaults();
@@ -310,6 +312,7 @@ export function createEngine(opts: EngineOptions): Engine {
     leases: leases.views(now),
     sessions: flow.sessions(now),
     learnedFixes: shapeRepairs.list(),
+    quotas: quotas.views(catalog.connections),
   });
 
   // Built once: the request path only reads it. Settings it needs are derived values,
@@ -331,7 +334,7 @@ export function createEngine(opts: EngineOptions): Engine {
     clock,
     log,
     inFlight: inFlightByConnection,
-    routing: new RoutingSignals(opts.random ?? Math.random),
+    routing: new RoutingSignals(opts.random ?? Math.random, quotas),
     share: new FairShare(
       () => clock.now(),
       settings.derived((s) => s.number('concurrencyLimit.waitTimeoutMs')),
@@ -426,6 +429,7 @@ export function createEngine(opts: EngineOptions): Engine {
         subscription.close();
         shapeRepairs.close();
         usage.close();
+        quotas.flush();
         store.close();
       })();
       return stopped;

@@ -9,6 +9,7 @@ import { Card, Empty, TableHead } from '../../components/ui';
 import { useDashboard } from '../../state/store';
 import { downloadCsv } from './csv';
 import { KeysTable } from './KeysTable';
+import { QuotaBars } from './QuotaBars';
 import { type Measure, UsageChart } from './UsageChart';
 
 const RANGES = [
@@ -180,6 +181,7 @@ export function Usage() {
             testId="usage-totals"
           />
           <KeysTable keys={data.keys} reload={() => void load()} />
+          <QuotaBars />
           <RowsTable
             title="Top sessions"
             rows={data.sessions}
