@@ -116,7 +116,11 @@ export class UsageService {
     const since = this.since(query.since ?? '24h', now);
     // What is still in memory is written first, so the answer includes the last second.
     this.rollup.flush();
-    const report: UsageReport = { since, rows: this.deps.repo.totals(by, since) };
+    const rows = this.deps.repo.totals(by, since).map((r) => ({
+      ...r,
+      cacheHitRate: r.inputTokens > 0 ? r.cacheReadTokens / r.inputTokens : null,
+    }));
+    const report: UsageReport = { since, rows };
     if (query.step !== undefined) {
       const step = durationMs(query.step);
       if (step === null) throw new UsageQueryError('step', 'step must be like 1m, 1h or 1d');

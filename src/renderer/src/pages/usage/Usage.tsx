@@ -27,8 +27,8 @@ interface Data {
   keys: GatewayKeyView[];
 }
 
-function pct(n: number, of: number): string {
-  return of > 0 ? `${((100 * n) / of).toFixed(1)} %` : '-';
+function pct(rate: number | null | undefined): string {
+  return rate == null ? '-' : `${(100 * rate).toFixed(1)} %`;
 }
 
 /** One table of usage rows, with a CSV export of what it shows. */
@@ -52,7 +52,7 @@ function RowsTable({
     r.inputTokens,
     r.outputTokens,
     r.cacheReadTokens,
-    pct(r.cacheReadTokens, r.inputTokens),
+    pct(r.cacheHitRate),
     Number(r.costUsd.toFixed(6)),
   ]);
   return (
