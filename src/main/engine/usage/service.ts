@@ -10,8 +10,8 @@ import type {
 } from '../../../shared/contract';
 import type { UsageRollupRepo } from '../store';
 import { billedTokens, type UsageSample } from './accounting';
-import type { BudgetDecision, Hold, Threshold } from './budget';
-import { BudgetBook, type BudgetReservation } from './budgets';
+import type { BudgetDecision, Threshold } from './budget';
+import { BudgetBook } from './budgets';
 import type { KeyRing } from './key-ring';
 import { type ObservedRequest, RequestMetrics } from './metrics';
 import { UsageRollup } from './rollup';
@@ -80,14 +80,7 @@ export class UsageService {
   }
 
   /** The reserve stage: the request's estimate held against the key's token and USD limits. */
-  reserve(
-    key: string,
-    limits: KeyLimits,
-    ask: Hold,
-    now: number,
-  ): { decision: BudgetDecision; reservation: BudgetReservation | null } {
-    return this.budgets.reserve(key, limits, ask, now);
-  }
+  readonly reserve: BudgetBook['reserve'] = (...args) => this.budgets.reserve(...args);
 
   /** An answered request: into the roll-up, the metrics and its key's budget. */
   record(request: ObservedRequest, sample: UsageSample): void {
