@@ -144,8 +144,8 @@ export class UsageService {
   }
 
   /**
-   * Once per key, limit and window: use can cross 80 % again in the same window when a limit
-   * is raised and lowered, or a key renamed back; the user was told already.
+   * Once per key, limit and window: use can cross 80 % again in the same window when the limit
+   * is raised meanwhile; the user was told already.
    */
   private announce(key: string, crossed: Threshold[], now: number): void {
     if (crossed.length === 0) return;
