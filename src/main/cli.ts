@@ -12,6 +12,7 @@ import {
   AGENTS,
   AgentConfigError,
   adminTokenPath,
+  agentKey,
   configFromDetected,
   connectAgent,
   createEngine,
@@ -387,13 +388,13 @@ async function connect(args: string[]): Promise<void> {
     return;
   }
   const origin = (values.url ?? `http://${DEFAULT_HOST}:${DEFAULT_PORT}`).replace(/\/+$/, '');
-  // Without gateway keys the gateway serves loopback clients whatever they present.
-  const apiKey = values.key ?? process.env.BREAKWATER_API_KEY ?? 'breakwater-local';
+  const apiKey = agentKey(values.key, process.env);
   const models = values.model ?? (await combosAt(origin, apiKey));
   try {
     const r = connectAgent(agent, homedir(), { origin, apiKey, models });
     say('wrote', r.written);
     say('unchanged', r.unchanged);
+    say('backup', r.backups);
     const env = AGENTS[agent].env?.({ origin, apiKey, models }) ?? {};
     if (Object.keys(env).length > 0) {
       process.stdout.write(

@@ -48,6 +48,7 @@ export const ACTION_METHODS = [
   'resetBreaker',
   'clearConnectionState',
   'reenableModel',
+  'clearLearnedFixes',
   'releaseLease',
   'pause',
   'resume',
@@ -60,6 +61,8 @@ export const ACTION_METHODS = [
   'updateKey',
   'revokeKey',
   'rotateKey',
+  'connectAgent',
+  'undoAgent',
 ] as const satisfies readonly Exclude<keyof AdminActions, 'getSnapshot'>[];
 
 export type ActionMethod = (typeof ACTION_METHODS)[number];

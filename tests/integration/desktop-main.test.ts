@@ -1,7 +1,7 @@
 // The real main process (src/main/index.ts and the shell under it) under plain Node, against a
 // fake `electron` that records calls: the real engine serves on a real loopback port and a real
 // SQLite file. Each test below names the desktop defect it guards against.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -9,8 +9,9 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Snapshot } from '../../src/shared/contract';
-import { IpcChannel, type StartupError } from '../../src/shared/ipc';
+import { actionChannel, IpcChannel, type StartupError } from '../../src/shared/ipc';
 import { startFakeUpstream } from '../support/fake-upstream';
+import { learnFixes } from '../support/learn-fixes';
 import { type Fake, fakeEvent, resetFakeElectron } from './desktop-fake-electron';
 
 vi.mock('electron', async () => (await import('./desktop-fake-electron')).electronModule);
@@ -254,6 +255,48 @@ describe('the desktop main process, run for real against a fake electron', () =>
     expect(await failures()).toBe(1);
   });
 
+  it('the Resilience page clears learnt request fixes through IPC: one model, or all', async () => {
+    const upstream = await startFakeUpstream();
+    try {
+      const config = join(dir, 'config.json');
+      writeFileSync(
+        config,
+        JSON.stringify({
+          providers: ['oa', 'ob'].map((id) => ({
+            id,
+            format: 'openai',
+            baseUrl: `${upstream.url}/v1`,
+            authClass: 'api_key',
+            connections: [{ id: `${id}-1`, apiKey: 'sk-test-0123456789' }],
+            models: ['m'],
+          })),
+        }),
+      );
+      const f = await launch({ args: ['--config', config] });
+      const { baseUrl } = (await snapshot(f)).gateway;
+      await learnFixes(baseUrl, upstream, ['oa/m', 'ob/m']);
+      const learnt = async () =>
+        ((await snapshot(f)).learnedFixes ?? []).map((l) => `${l.provider}/${l.model}`).sort();
+      expect(await learnt()).toEqual(['oa/m', 'ob/m']);
+
+      const action = actionChannel('clearLearnedFixes');
+      expect(await invoke(f, action, { model: 'm' })).toMatchObject({
+        ok: false,
+        field: 'provider',
+      });
+      expect(await invoke(f, action, { provider: 42 })).toMatchObject({ ok: false });
+      expect(await invoke(f, action, { provider: 'oa', model: 'm' })).toEqual({
+        ok: true,
+        data: { cleared: 1 },
+      });
+      expect(await learnt()).toEqual(['ob/m']);
+      expect(await invoke(f, action)).toEqual({ ok: true, data: { cleared: 1 } });
+      expect(await learnt()).toEqual([]);
+    } finally {
+      await upstream.close();
+    }
+  });
+
   it('#9 Windows logoff: session-end writes the buffered request log at once', async () => {
     const f = await launch({ platform: 'win32' });
     const { baseUrl } = (await snapshot(f)).gateway;
@@ -438,5 +481,34 @@ describe('the desktop main process, run for real against a fake electron', () =>
     await f.exit;
     const again = await launch();
     expect(again.windows[0]?.options).toMatchObject({ x: 10, y: 20, width: 900, height: 600 });
+  });
+
+  it('Connect and Undo an agent over IPC: the CLI’s writer, in the home folder', async () => {
+    const saved = process.env.HOME;
+    const home = join(dir, 'home');
+    process.env.HOME = home;
+    try {
+      const f = await launch();
+      const config = join(home, '.codex', 'config.toml');
+      const connected = await invoke(f, actionChannel('connectAgent'), 'codex');
+      expect(connected).toMatchObject({ ok: true, data: { agent: 'codex', written: [config] } });
+      const { baseUrl } = (await snapshot(f)).gateway;
+      expect(readFileSync(config, 'utf8')).toContain(`base_url = "${baseUrl}/v1"`);
+      expect(await invoke(f, actionChannel('undoAgent'), 'codex')).toMatchObject({
+        ok: true,
+        data: { removed: [config] },
+      });
+      expect(existsSync(config)).toBe(false);
+      expect(await invoke(f, actionChannel('connectAgent'), 42)).toMatchObject({
+        ok: false,
+        error: 'invalid connectAgent payload: agent must be a non-empty string',
+      });
+      expect(await invoke(f, actionChannel('undoAgent'), 'vim')).toMatchObject({
+        ok: false,
+        code: 'not_found',
+      });
+    } finally {
+      process.env.HOME = saved;
+    }
   });
 });

@@ -58,14 +58,38 @@ describe('combos: strategies, weighted targets and options', () => {
       ),
     );
     expect(err.field).toBe('x.options.stickyLimit');
-    expect(err.reason).toBe('is not an option of weighted (it has none)');
+    expect(err.reason).toBe('is not an option of weighted (its options: contextEditing)');
     const auto = rejection(() =>
       validateCombo(
         { name: 'c', strategy: 'auto', targets: ['a/m'], options: { windowMs: 5000 } },
         'x',
       ),
     );
-    expect(auto.reason).toBe('is not an option of auto (its options: weights)');
+    expect(auto.reason).toBe('is not an option of auto (its options: weights, contextEditing)');
+  });
+  it('contextEditing: a switch of any strategy, checked as one', () => {
+    for (const strategy of ['priority', 'weighted', 'quota-share'] as const) {
+      expect(
+        validateCombo(
+          { name: 'c', strategy, targets: ['a/m'], options: { contextEditing: true } },
+          'x',
+        ).options,
+      ).toEqual({ contextEditing: true });
+    }
+    expect(
+      validateCombo(
+        { name: 'c', strategy: 'priority', targets: ['a/m'], options: { contextEditing: false } },
+        'x',
+      ).options,
+    ).toEqual({ contextEditing: false });
+    const err = rejection(() =>
+      validateCombo(
+        { name: 'c', strategy: 'priority', targets: ['a/m'], options: { contextEditing: 'yes' } },
+        'x',
+      ),
+    );
+    expect(err.field).toBe('x.options.contextEditing');
+    expect(err.reason).toBe('must be true or false');
   });
   it('quota-share: unit and the switch for sharing between keys', () => {
     expect(

@@ -46,6 +46,25 @@ describe('combos page model', () => {
     expect(draft.options).toEqual({ 'weights.cost': '50', 'weights.latency': '10' });
     expect(comboOf(draft)).toEqual({ combo });
   });
+  it('context editing round-trips as on, off or unset (the global setting)', () => {
+    for (const contextEditing of [true, false]) {
+      const combo: ComboConfig = {
+        name: 'c',
+        strategy: 'priority',
+        targets: ['a/m'],
+        options: { contextEditing },
+      };
+      expect(draftOf(combo).options).toEqual({ contextEditing: String(contextEditing) });
+      expect(comboOf(draftOf(combo))).toEqual({ combo });
+    }
+    const unset = comboOf({
+      name: 'c',
+      strategy: 'priority',
+      targets: 'a/m',
+      options: { contextEditing: '' },
+    });
+    expect(unset).toEqual({ combo: { name: 'c', strategy: 'priority', targets: ['a/m'] } });
+  });
   it('reports the schema error with its field, as the engine would', () => {
     const bad = comboOf({
       name: 'c',

@@ -282,6 +282,7 @@ export function createEngine(opts: EngineOptions): Engine {
     learnedFixes: shapeRepairs,
     log,
     env,
+    listening: () => listenInfo,
     ...(opts.localServerUrls ? { localServerUrls: opts.localServerUrls } : {}),
   };
 

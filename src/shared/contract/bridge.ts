@@ -1,3 +1,4 @@
+import type { AgentConnectInput, AgentConnection, AgentId, AgentUndo } from './agents';
 import type {
   AuthClass,
   ComboConfig,
@@ -49,6 +50,13 @@ export interface LockoutKey {
   provider: string;
   connection: string;
   model: string;
+}
+
+/** Which learnt request-shape fixes to clear: all, one provider's, or one model's. */
+export interface LearnedFixFilter {
+  provider?: string;
+  /** Needs `provider` as well. */
+  model?: string;
 }
 
 /** Whether the proxy forwards requests (`POST /api/gateway/pause` / `resume`). */
@@ -144,6 +152,8 @@ export interface BridgeApi {
   clearConnectionState(connection: string): Promise<BridgeResult<unknown>>;
   /** Re-enables a model locked out on one connection. */
   reenableModel(key: LockoutKey): Promise<BridgeResult<unknown>>;
+  /** Forgets learnt request-shape fixes (`DELETE /api/resilience/learned-fixes`); how many went. */
+  clearLearnedFixes(filter?: LearnedFixFilter): Promise<BridgeResult<{ cleared: number }>>;
   /** Ends the active exclusive lease on a connection (operator release). */
   releaseLease(connection: string): Promise<BridgeResult<unknown>>;
   /** Stops forwarding proxy requests (clients get 503) until `resume`. */
@@ -168,4 +178,11 @@ export interface BridgeApi {
   revokeKey(id: string): Promise<BridgeResult<null>>;
   /** A new secret for the key; the old one is refused from the next request on. */
   rotateKey(id: string): Promise<BridgeResult<CreatedGatewayKey>>;
+  /**
+   * Points an agent at this gateway by writing its config files in the gateway machine's home
+   * folder (a backup first); refused unless the gateway listens on loopback only.
+   */
+  connectAgent(agent: AgentId, input?: AgentConnectInput): Promise<BridgeResult<AgentConnection>>;
+  /** Puts the agent's files back as they were before connect. */
+  undoAgent(agent: AgentId): Promise<BridgeResult<AgentUndo>>;
 }

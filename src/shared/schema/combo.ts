@@ -33,6 +33,9 @@ export const STRATEGY_OPTIONS: Readonly<Partial<Record<ComboStrategy, readonly s
   'quota-share': ['unit', 'quotaShareConcurrencyLimit'],
 };
 
+/** Options every strategy reads (request-shape repairs, docs/resilience.md). */
+export const COMMON_OPTIONS: readonly string[] = ['contextEditing'];
+
 /**
  * Named by the contract but not built yet (each calls upstream more than once per request):
  * refused with a clear error rather than accepted and silently routed some other way.
@@ -99,15 +102,13 @@ function validateTarget(value: unknown, field: string): ComboTarget {
 }
 
 function validateOptions(value: unknown, field: string, strategy: ComboStrategy): ComboOptions {
-  const allowed = STRATEGY_OPTIONS[strategy] ?? [];
+  const allowed = [...(STRATEGY_OPTIONS[strategy] ?? []), ...COMMON_OPTIONS];
   const o = object(value, field, null);
   for (const key of Object.keys(o)) {
     if (!allowed.includes(key)) {
       throw new ValidationError(
         `${field}.${key}`,
-        allowed.length > 0
-          ? `is not an option of ${strategy} (its options: ${allowed.join(', ')})`
-          : `is not an option of ${strategy} (it has none)`,
+        `is not an option of ${strategy} (its options: ${allowed.join(', ')})`,
       );
     }
   }
@@ -140,6 +141,9 @@ function validateOptions(value: unknown, field: string, strategy: ComboStrategy)
     out.quotaShareConcurrencyLimit = {
       enabled: boolean(q.enabled ?? true, `${field}.quotaShareConcurrencyLimit.enabled`),
     };
+  }
+  if (o.contextEditing !== undefined) {
+    out.contextEditing = boolean(o.contextEditing, `${field}.contextEditing`);
   }
   return out;
 }

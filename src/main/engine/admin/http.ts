@@ -3,6 +3,7 @@ import type { EngineEvent, Snapshot } from '../../../shared/contract';
 import { readBody } from '../wire/body';
 import { checkAdminToken, isJsonContentType } from '../wire/guard';
 import { sendAdminError, sendJson } from '../wire/json-answer';
+import { agentRoutes } from './agents';
 import { streamEvents } from './event-stream';
 import {
   createKey,
@@ -85,6 +86,7 @@ function routes(deps: AdminDeps): Route[] {
   return [
     ...learnedFixRoutes(deps.learnedFixes),
     ...setupRoutes(deps, body),
+    ...agentRoutes(deps, optionalBody, id),
     {
       method: 'GET',
       pattern: /^\/api\/state$/,

@@ -24,6 +24,8 @@ export interface AdminOperations {
   /** Request-shape fixes learnt from providers' 400s (`/api/resilience/learned-fixes`). */
   learnedFixes?: ShapeRepairs;
   log: Logger;
+  /** Where the gateway listens: connecting an agent needs loopback, and points it there. */
+  listening?(): { host: string; baseUrl: string };
   /** Where first-run detection looks for provider key variables. */
   env?: NodeJS.ProcessEnv;
   /** Base URL per local preset id instead of its default port (tests point at a fake server). */

@@ -14,20 +14,27 @@ export function isPromptTooLong(e: ErrorText): boolean {
   return e.code === 'context_length_exceeded' || TOO_LONG.test(e.message);
 }
 
-/**
- * How much of the prompt fits, from the numbers the error gives: Anthropic "prompt is too long:
- * 210000 tokens > 200000 maximum", OpenAI and vLLM "maximum context length is 128000 tokens.
- * However, your messages resulted in 130000 tokens". Null when it gives none.
- */
+// Anthropic "prompt is too long: 210000 tokens > 200000 maximum"; OpenAI and vLLM "maximum context
+// length is 128000 tokens. However, your messages resulted in 130000 tokens".
+const ANTHROPIC_NUMBERS = /(\d+) tokens > (\d+) maximum/;
+const OPENAI_NUMBERS =
+  /maximum context length is (\d+) tokens(?:.*?(?:resulted in|requested) (\d+) tokens)?/is;
+
+/** How much of the prompt fits, from the numbers the error gives; null when it gives none. */
 export function fitRatio(e: ErrorText): number | null {
-  const anthropic = /(\d+) tokens > (\d+) maximum/.exec(e.message);
+  const anthropic = ANTHROPIC_NUMBERS.exec(e.message);
   if (anthropic) return Number(anthropic[2]) / Number(anthropic[1]);
-  const openai =
-    /maximum context length is (\d+) tokens.*?(?:resulted in|requested) (\d+) tokens/is.exec(
-      e.message,
-    );
-  if (openai) return Number(openai[1]) / Number(openai[2]);
+  const openai = OPENAI_NUMBERS.exec(e.message);
+  if (openai?.[2]) return Number(openai[1]) / Number(openai[2]);
   return null;
+}
+
+/** The context window, in tokens, that the error says the prompt did not fit; null if unsaid. */
+export function statedContextLimit(e: ErrorText): number | null {
+  const m = ANTHROPIC_NUMBERS.exec(e.message);
+  if (m) return Number(m[2]);
+  const openai = OPENAI_NUMBERS.exec(e.message);
+  return openai ? Number(openai[1]) : null;
 }
 
 function obj(v: unknown): Json | null {

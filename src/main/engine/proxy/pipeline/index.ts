@@ -23,6 +23,7 @@ import { record } from './record';
 import { reserve } from './reserve';
 import { route } from './route';
 import { runDoor } from './run';
+import { contextWindow } from './shape-failover';
 import { strategy } from './strategy';
 import { toolLimit } from './tool-limit';
 import { translate } from './translate';
@@ -52,6 +53,7 @@ const ATTEMPT: readonly AttemptStage[] = [
   exclude, //    breaker open, provider or connection cooling, model locked out
   translate, //  the request in the candidate's API, or skip it
   toolLimit, //  more tools than the target said it takes: skip it
+  contextWindow, // after "prompt too long": skip a target whose window is not larger
   hold, //       maxConcurrent permit and request-queue slot (may wait)
   admit, //      the breaker admits the call (half-open probe); learns the outcome
   // then the upstream call (call.ts), last, and the relay of its answer (relay.ts)

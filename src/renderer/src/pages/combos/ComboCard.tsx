@@ -67,6 +67,14 @@ export function ComboCard({
           <p className="small">
             <strong>Intends:</strong> {intentOf(combo)}
           </p>
+          {combo.options?.contextEditing !== undefined && (
+            <p className="small">
+              <strong>Context editing:</strong>{' '}
+              {combo.options.contextEditing
+                ? 'on for this combo (a prompt too long loses its oldest turns)'
+                : 'off for this combo (a prompt too long goes to a larger window)'}
+            </p>
+          )}
           <p className="small">
             <strong>Did</strong> (last {activity.total} requests):{' '}
             {activity.total === 0

@@ -1,6 +1,7 @@
 import { type FormEvent, useId, useState } from 'react';
 import type { ComboStrategy } from '../../../../shared/contract';
 import {
+  COMMON_OPTIONS,
   STRATEGIES,
   STRATEGY_OPTIONS,
   UNAVAILABLE_STRATEGIES,
@@ -20,6 +21,12 @@ const OPTION_FIELDS: Record<string, { key: string; label: string; hint: string }
     hint: '0-100',
   })),
 };
+
+function common(options: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const key of COMMON_OPTIONS) if (options[key] !== undefined) out[key] = options[key];
+  return out;
+}
 
 export function ComboForm({ initial, onDone }: { initial: ComboDraft; onDone(): void }) {
   const bridge = useDashboard((s) => s.bridge);
@@ -62,8 +69,13 @@ export function ComboForm({ initial, onDone }: { initial: ComboDraft; onDone(): 
           <select
             value={draft.strategy}
             onChange={(e) =>
-              // Options belong to their strategy: another strategy starts without them.
-              setDraft({ ...draft, strategy: e.target.value as ComboStrategy, options: {} })
+              // Options belong to their strategy: another strategy starts without them, but for
+              // the ones every strategy reads.
+              setDraft({
+                ...draft,
+                strategy: e.target.value as ComboStrategy,
+                options: common(draft.options),
+              })
             }
           >
             {PICKABLE.map((s) => (
@@ -83,6 +95,19 @@ export function ComboForm({ initial, onDone }: { initial: ComboDraft; onDone(): 
             placeholder={'anthropic/claude-sonnet-4-5 *3\nopenai/gpt-5'}
             aria-describedby={`${uid}-intent`}
           />
+        </label>
+        <label>
+          Context editing
+          <select
+            value={draft.options.contextEditing ?? ''}
+            onChange={(e) =>
+              setDraft({ ...draft, options: { ...draft.options, contextEditing: e.target.value } })
+            }
+          >
+            <option value="">as the global setting (shapeRepair.contextEditing)</option>
+            <option value="true">on: a prompt too long loses its oldest turns</option>
+            <option value="false">off: a prompt too long goes to a larger window</option>
+          </select>
         </label>
         {fields.map((f) => (
           <label key={f.key}>

@@ -61,7 +61,9 @@ export function comboOf(d: ComboDraft): { combo: ComboConfig } | { error: string
       const weights = (options.weights ?? {}) as Record<string, unknown>;
       weights[key.slice('weights.'.length)] = numberOr(text);
       options.weights = weights;
-    } else options[key] = numberOr(text);
+    } else if (key === 'contextEditing')
+      options[key] = text === 'true' ? true : text === 'false' ? false : text;
+    else options[key] = numberOr(text);
   }
   try {
     const raw = { name: d.name.trim(), strategy: d.strategy, targets, options };

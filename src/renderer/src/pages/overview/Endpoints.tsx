@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { AgentConnect } from '../../components/AgentConnect';
 import { Card, CopyButton } from '../../components/ui';
 
 const SETUPS = ['Claude Code', 'Codex CLI', 'OpenAI SDK', 'Anthropic SDK'] as const;
@@ -50,6 +51,7 @@ export function Endpoints({ base }: { base: string }) {
         <pre>{text}</pre>
         <CopyButton text={text} />
       </div>
+      <AgentConnect />
     </Card>
   );
 }
