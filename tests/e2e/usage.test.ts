@@ -114,4 +114,38 @@ describe.skipIf(skipReason !== null)('the Usage page at /ui', () => {
     expect(await keys.textContent()).not.toContain(key.key);
     await page.screenshot({ path: join(ARTIFACTS, 'usage.png'), fullPage: true });
   }, 60_000);
+
+  it('draws the provider quota bars from real rate-limit headers, with live reset countdowns', async () => {
+    up.script({
+      headers: {
+        'x-ratelimit-limit-requests': '100',
+        'x-ratelimit-remaining-requests': '42',
+        'x-ratelimit-reset-requests': '6m0s',
+        'x-ratelimit-limit-tokens': '10000',
+        'x-ratelimit-remaining-tokens': '9000',
+        'x-ratelimit-reset-tokens': '50s',
+      },
+    });
+    // The page is open already: the answer's event makes the dashboard read the snapshot again.
+    const key = (await admin('/api/keys', { name: 'quota-e2e' })) as CreatedGatewayKey;
+    const ok = await fetch(`${base}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'oa/gpt-test', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(ok.status).toBe(200);
+    const bars = page.getByTestId('quota-bars');
+    const requests = bars.getByTestId('quota-oa-1-requests');
+    await expect
+      .poll(() => requests.textContent(), { timeout: 10_000 })
+      .toContain('42 of 100 left');
+    expect(await requests.locator('meter').getAttribute('value')).toBe('0.42');
+    const tokens = bars.getByTestId('quota-oa-1-tokens');
+    expect(await tokens.textContent()).toContain('9000 of 10000 left');
+    const countdown = tokens.getByTestId('countdown');
+    const first = await countdown.textContent();
+    expect(first).toMatch(/^resets in \d+ s$/);
+    await expect.poll(() => countdown.textContent(), { timeout: 5000 }).not.toBe(first);
+    await page.screenshot({ path: join(ARTIFACTS, 'usage-quotas.png'), fullPage: true });
+  }, 60_000);
 });

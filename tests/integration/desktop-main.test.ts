@@ -400,6 +400,58 @@ describe('the desktop main process, run for real against a fake electron', () =>
     expect(tray.heldNotices()).toBe(0);
   });
 
+  it('a gateway key at 80 % of a budget: one notification per window, and its click opens the usage page', async () => {
+    const upstream = await startFakeUpstream();
+    try {
+      const config = join(dir, 'config.json');
+      const key = 'bw-desktop-budget-0123456789';
+      writeFileSync(
+        config,
+        JSON.stringify({
+          gateway: { apiKeys: [{ name: 'ci', key, limits: { tokensPerDay: 100 } }] },
+          providers: [
+            {
+              id: 'p',
+              format: 'openai',
+              baseUrl: `${upstream.url}/v1`,
+              authClass: 'api_key',
+              connections: [{ id: 'p-1', apiKey: 'sk-test-0123456789' }],
+              models: ['m'],
+            },
+          ],
+        }),
+      );
+      const f = await launch({ args: ['--config', config] });
+      const { baseUrl } = (await snapshot(f)).gateway;
+      upstream.setDefault({ usage: { input: 20, output: 25 } });
+      const ask = () =>
+        fetch(`${baseUrl}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+          body: JSON.stringify({ model: 'p/m', messages: [{ role: 'user', content: 'hi' }] }),
+        }).then((r) => r.status);
+      // 45, then 90 of 100 tokens: the second crosses 80 %; the third is past it already.
+      expect(await ask()).toBe(200);
+      expect(await ask()).toBe(200);
+      const budgetNotices = () =>
+        f.notifications.filter((n) => JSON.stringify(n.options).includes('of its budget'));
+      await vi.waitFor(() => expect(budgetNotices()).toHaveLength(1), { timeout: 4000 });
+      expect(budgetNotices()[0]?.options).toMatchObject({
+        title: 'Gateway key "ci": 90 % of its budget',
+        body: expect.stringContaining('90 of 100 tokens per day used'),
+      });
+      await ask();
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(budgetNotices()).toHaveLength(1);
+      budgetNotices()[0]?.emit('click');
+      expect(f.calls.some(([c, ...a]) => c === 'webContents.send' && a.includes('usage'))).toBe(
+        true,
+      );
+    } finally {
+      await upstream.close();
+    }
+  });
+
   it('#1 from source, the Electron build of better-sqlite3 named by npm start is the one loaded', async () => {
     const missing = join(dir, 'electron-native', 'better_sqlite3.node');
     const f = await launch({ env: { BREAKWATER_SQLITE_BINDING: missing } });

@@ -12,7 +12,7 @@ describe('the log line of an unhandled error', () => {
   beforeAll(async () => {
     gs = createGatewayServer({
       host: '127.0.0.1',
-      apiKeys: [],
+      matchKey: () => null,
       log,
       async proxy() {
         throw new Error('a stage bug');

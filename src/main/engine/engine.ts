@@ -36,6 +36,7 @@ import { ShapeRepairs } from './resilience/shape-repair';
 import { SubscriptionService } from './resilience/subscription-service';
 import { FairShare } from './routing/fair-share';
 import { loadModelDefaults } from './routing/model-defaults';
+import { QuotaBook } from './routing/quota-book';
 import { RoutingSignals } from './routing/signals';
 import { Settings } from './settings/settings';
 import { openStore, type SecretCodec, type Store } from './store';
@@ -117,8 +118,6 @@ export function createEngine(opts: EngineOptions): Engine {
     flags: { host: opts.host, port: opts.port },
   };
   const apiKeys = gateway.apiKeys ?? [];
-  const refusal = bindRefusal(configuredAddress(address).host, apiKeys.length);
-  if (refusal) throw new Error(refusal);
 
   prepareDataDir(opts.dataDir);
   const events = new EventBus((err) => log.error(`event listener failed: ${String(err)}`));
@@ -161,6 +160,11 @@ export function createEngine(opts: EngineOptions): Engine {
   // Gateway keys live in the store; the config file's are imported (by name) at every start.
   const keyRing = new KeyRing(store.gatewayKeys, () => clock.now());
   keyRing.importConfig(apiKeys);
+  const refusal = bindRefusal(configuredAddress(address).host, keyRing.size);
+  if (refusal) {
+    store.close();
+    throw new Error(refusal);
+  }
   const usage = new UsageService({
     repo: store.usage,
     keys: keyRing,
@@ -170,6 +174,7 @@ export function createEngine(opts: EngineOptions): Engine {
     onError: (err) => log.error(`usage roll-up: ${String(err)}`),
   });
   const accounts: KeyOperations = { keys: keyRing, usage, now: () => clock.now() };
+  const quotas = new QuotaBook(store.quotas, (err) => log.error(`quotas: ${String(err)}`));
 
   const pools = new UpstreamPools();
   const modelDefaults = loadModelDefaults();
@@ -226,7 +231,7 @@ export function createEngine(opts: EngineOptions): Engine {
     repo: store.leases,
     emit: (e) => events.emit(e),
     log,
-    keys: apiKeys,
+    keyNamed: (name) => keyRing.liveByName(name),
     catalog: () => catalog,
     exclusion: (c, now) => resilience.exclusion(c, now),
     connectionEligible: (c, now) => {
@@ -240,6 +245,7 @@ export function createEngine(opts: EngineOptions): Engine {
     },
   });
   leases.reconcile(clock.now());
+  keyRing.onChange(() => leases.reconcile(clock.now()));
   const startedAt = clock.now();
   const inFlightByConnection = new Map<string, number>();
   let requestsTotal = 0;
@@ -303,6 +309,7 @@ export function createEngine(opts: EngineOptions): Engine {
     leases: leases.views(now),
     sessions: flow.sessions(now),
     learnedFixes: shapeRepairs.list(),
+    quotas: quotas.views(catalog.connections),
   });
 
   // Built once: the request path only reads it. Settings it needs are derived values,
@@ -327,7 +334,7 @@ export function createEngine(opts: EngineOptions): Engine {
     clock,
     log,
     inFlight: inFlightByConnection,
-    routing: new RoutingSignals(opts.random ?? Math.random),
+    routing: new RoutingSignals(opts.random ?? Math.random, quotas),
     share: new FairShare(
       () => clock.now(),
       settings.derived((s) => s.number('concurrencyLimit.waitTimeoutMs')),
@@ -361,14 +368,14 @@ export function createEngine(opts: EngineOptions): Engine {
     get host() {
       return binding.info().host;
     },
-    apiKeys,
+    matchKey: (presented) => keyRing.match(presented),
     log,
     sessionLeases: (req, res, key) =>
       handleSessionLeases(req, res, key, {
         leases,
         clock,
         maxBodyBytes,
-        keysConfigured: apiKeys.length > 0,
+        keysConfigured: () => keyRing.size > 0,
       }),
     // Not an async function: the pipeline's own promise is passed on without another layer.
     proxy: (req, res, url) =>
@@ -420,6 +427,7 @@ export function createEngine(opts: EngineOptions): Engine {
         subscription.close();
         shapeRepairs.close();
         usage.close();
+        quotas.flush();
         store.close();
       })();
       return stopped;

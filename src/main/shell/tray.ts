@@ -140,7 +140,7 @@ export function showNotice(notice: Notice, onClick: () => void): void {
   const n = new Notification({
     title: notice.title,
     body: notice.body,
-    silent: notice.kind !== 'circuit-open',
+    silent: notice.kind === 'circuit-recovered',
   });
   liveNotices.add(n);
   const forget = () => liveNotices.delete(n);

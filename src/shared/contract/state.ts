@@ -114,6 +114,28 @@ export interface LearnedFixView {
   learnedAt: number;
 }
 
+/** One limit an upstream announced: what is left of how much, and when it refills (epoch ms). */
+export interface QuotaWindowView {
+  remaining: number | null;
+  limit: number | null;
+  resetAt: number | null;
+}
+
+/**
+ * The last quota a connection's upstream announced in its rate-limit headers (`x-ratelimit-*`,
+ * `anthropic-ratelimit-*`; subscription accounts' unified 5-hour and weekly windows as percent
+ * left of 100). Kept across restarts; `learnedAt` says how fresh it is.
+ */
+export interface ConnectionQuotaView {
+  connection: string;
+  provider: string;
+  learnedAt: number;
+  requests: QuotaWindowView | null;
+  tokens: QuotaWindowView | null;
+  fiveHour: QuotaWindowView | null;
+  weekly: QuotaWindowView | null;
+}
+
 export interface Snapshot {
   at: number;
   gateway: GatewayView;
@@ -125,6 +147,8 @@ export interface Snapshot {
   sessions: SessionView[];
   /** Request-shape fixes learnt from providers' 400s (issue 17). */
   learnedFixes?: LearnedFixView[];
+  /** What each connection's upstream last announced of its rate limits (issue 14). */
+  quotas?: ConnectionQuotaView[];
 }
 
 // ---------------------------------------------------------------------------

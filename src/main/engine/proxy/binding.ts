@@ -18,7 +18,7 @@ export const SAVED_ADDRESS = 'gateway.address';
 /** Why a host may not be bound, or null: the rule `serve` applies at start. */
 export function bindRefusal(host: string, liveKeys: number): string | null {
   if (isLoopbackHost(host) || liveKeys > 0) return null;
-  return `refusing to listen on ${host}: a non-loopback address needs gateway.apiKeys in the config, otherwise anyone on the network could use your providers`;
+  return `refusing to listen on ${host}: a non-loopback address needs a gateway API key (gateway.apiKeys in the config, or one created with breakwater keys create), otherwise anyone on the network could use your providers`;
 }
 
 const HOSTNAME =

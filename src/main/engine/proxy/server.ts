@@ -3,7 +3,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { GatewayApiKeyConfig } from '../../../shared/contract';
 import type { Logger } from '../logger';
 import { type GatewayError, sendError } from '../wire/client-errors';
-import { checkHostAndOrigin, matchGatewayKey, presentedKey } from '../wire/guard';
+import { checkHostAndOrigin, presentedKey } from '../wire/guard';
 import { sendAdminError } from '../wire/json-answer';
 import {
   answerStarted,
@@ -19,7 +19,8 @@ import { SESSION_LEASES_PATH } from './session-leases';
 
 export interface ServerDeps {
   host: string;
-  apiKeys: readonly GatewayApiKeyConfig[];
+  /** The live gateway key (config file or store) whose secret was presented, or null. */
+  matchKey(presented: string | null): GatewayApiKeyConfig | null;
   log: Logger;
   /** Every path but `/api`: the proxy's front door and request stages (proxy/pipeline/). */
   proxy(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void>;
@@ -69,7 +70,7 @@ export function createGatewayServer(deps: ServerDeps): GatewayServer {
     const hostProblem = checkHostAndOrigin(req.headers, { host: deps.host });
     if (hostProblem) return sendAdminError(res, 403, hostRefusalCode(hostProblem), hostProblem);
     if (deps.sessionLeases && url.pathname === SESSION_LEASES_PATH) {
-      return deps.sessionLeases(req, res, matchGatewayKey(deps.apiKeys, presentedKey(req.headers)));
+      return deps.sessionLeases(req, res, deps.matchKey(presentedKey(req.headers)));
     }
     return deps.admin(req, res, url);
   };

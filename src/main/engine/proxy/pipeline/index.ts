@@ -21,6 +21,7 @@ import { parse } from './parse';
 import { pause } from './pause';
 import { plan } from './plan';
 import { record } from './record';
+import { reserve } from './reserve';
 import { route } from './route';
 import { runDoor } from './run';
 import { contextWindow } from './shape-failover';
@@ -67,6 +68,7 @@ const REQUEST: readonly RequestStage[] = [
   fence, //      exclusive-lease generation; a managed success moves the lease
   budget, //     the key's budgets: 429 budget_exceeded before any routing or upstream call
   route, //      model → targets → candidates
+  reserve, //    the request's estimated tokens and cost held against the key's budgets
   countTokens, // a token estimate where no target counts tokens
   plan, //       leased connections taken out or preferred
   strategy, //   the combo's strategy orders what is left, and says why
