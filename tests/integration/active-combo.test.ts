@@ -51,6 +51,16 @@ describe('the active combo', () => {
     expect(last?.body.model).toBe('claude-test');
   });
 
+  it('lists "default" among the models while a combo is active', async () => {
+    const ids = async () =>
+      ((await (await fetch(`${gw.url}/v1/models`)).json()) as { data: { id: string }[] }).data.map(
+        (m) => m.id,
+      );
+    expect(await ids()).not.toContain('default');
+    await activate('coder');
+    expect((await ids())[0]).toBe('default');
+  });
+
   it('leaves requests that name a combo or a model alone', async () => {
     await activate('claude');
     const res = await chat('coder');
