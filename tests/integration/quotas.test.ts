@@ -66,6 +66,12 @@ describe('provider quota per connection', () => {
         'anthropic-ratelimit-requests-limit': '50',
         'anthropic-ratelimit-requests-remaining': '10',
         'anthropic-ratelimit-requests-reset': reqReset,
+        'anthropic-ratelimit-input-tokens-limit': '40000',
+        'anthropic-ratelimit-input-tokens-remaining': '39000',
+        'anthropic-ratelimit-input-tokens-reset': reqReset,
+        'anthropic-ratelimit-output-tokens-limit': '8000',
+        'anthropic-ratelimit-output-tokens-remaining': '7950',
+        'anthropic-ratelimit-output-tokens-reset': reqReset,
         'anthropic-ratelimit-unified-5h-utilization': '0.3',
         'anthropic-ratelimit-unified-5h-reset': String(FIVE_H_RESET),
         'anthropic-ratelimit-unified-7d-utilization': '0.6',
@@ -81,6 +87,12 @@ describe('provider quota per connection', () => {
     await stream.finalMessage();
     const q = (await quotas())['an-1']!;
     expect(q.requests).toEqual({ remaining: 10, limit: 50, resetAt: Date.parse(reqReset) });
+    expect(q.inputTokens).toEqual({
+      remaining: 39000,
+      limit: 40000,
+      resetAt: Date.parse(reqReset),
+    });
+    expect(q.outputTokens).toEqual({ remaining: 7950, limit: 8000, resetAt: Date.parse(reqReset) });
     expect(q.fiveHour).toEqual({ remaining: 70, limit: 100, resetAt: FIVE_H_RESET * 1000 });
     expect(q.weekly!.remaining).toBeCloseTo(40, 10);
     expect(q.weekly!.resetAt).toBe(WEEK_RESET * 1000);

@@ -132,6 +132,9 @@ export interface ConnectionQuotaView {
   learnedAt: number;
   requests: QuotaWindowView | null;
   tokens: QuotaWindowView | null;
+  /** Anthropic's separate input- and output-token limits. */
+  inputTokens: QuotaWindowView | null;
+  outputTokens: QuotaWindowView | null;
   fiveHour: QuotaWindowView | null;
   weekly: QuotaWindowView | null;
 }

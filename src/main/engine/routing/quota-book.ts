@@ -5,10 +5,9 @@
 import type { ConnectionQuotaView } from '../../../shared/contract';
 import type { CatalogConnection } from '../config/catalog';
 import type { QuotaRepo } from '../store';
-import type { Quota, QuotaWindow } from './rate-limit-headers';
+import { emptyQuota, QUOTA_WINDOWS, type Quota, type QuotaWindow } from './rate-limit-headers';
 
 const FLUSH_MS = 2000;
-const KINDS = ['requests', 'tokens', 'fiveHour', 'weekly'] as const;
 
 function isNumberOrNull(v: unknown): v is number | null {
   return v === null || (typeof v === 'number' && Number.isFinite(v));
@@ -25,9 +24,9 @@ function restoreWindow(v: unknown): QuotaWindow | null {
 export function restoreQuota(v: unknown, learnedAt: number): Quota | null {
   if (v === null || typeof v !== 'object') return null;
   const q = v as Record<string, unknown>;
-  const out: Quota = { requests: null, tokens: null, fiveHour: null, weekly: null, learnedAt };
-  for (const k of KINDS) out[k] = restoreWindow(q[k]);
-  return KINDS.some((k) => out[k] !== null) ? out : null;
+  const out = emptyQuota(learnedAt);
+  for (const k of QUOTA_WINDOWS) out[k] = restoreWindow(q[k]);
+  return QUOTA_WINDOWS.some((k) => out[k] !== null) ? out : null;
 }
 
 export class QuotaBook {

@@ -1,6 +1,7 @@
 // Remaining quota and reset times as providers announce them in response headers:
 // OpenAI-style `x-ratelimit-{limit,remaining,reset}-{requests,tokens}` (reset as "6m0s", "20ms"),
-// Anthropic `anthropic-ratelimit-{requests,tokens}-{limit,remaining,reset}` (reset RFC 3339) and
+// Anthropic `anthropic-ratelimit-{requests,tokens,input-tokens,output-tokens}-{limit,remaining,reset}`
+// (reset RFC 3339) and
 // the subscription `anthropic-ratelimit-unified-*` (5-hour and weekly utilization 0-1, reset in
 // epoch seconds).
 
@@ -16,13 +17,30 @@ export interface QuotaWindow {
 export interface Quota {
   requests: QuotaWindow | null;
   tokens: QuotaWindow | null;
+  /** Anthropic's separate input- and output-token limits (API keys on newer tiers). */
+  inputTokens: QuotaWindow | null;
+  outputTokens: QuotaWindow | null;
   /** Subscription accounts: percent left (of 100) of the 5-hour and the weekly window. */
   fiveHour: QuotaWindow | null;
   weekly: QuotaWindow | null;
   learnedAt: number;
 }
 
-const WINDOWS = ['requests', 'tokens', 'fiveHour', 'weekly'] as const;
+export const QUOTA_WINDOWS = [
+  'requests',
+  'tokens',
+  'inputTokens',
+  'outputTokens',
+  'fiveHour',
+  'weekly',
+] as const;
+
+/** A quota with no window known yet. */
+export function emptyQuota(learnedAt: number): Quota {
+  const out = { learnedAt } as Quota;
+  for (const k of QUOTA_WINDOWS) out[k] = null;
+  return out;
+}
 
 function header(h: Headers, name: string): string | undefined {
   const v = h[name];
@@ -70,7 +88,7 @@ function window(
 /** The quota a response announces, or null when it carries no rate-limit header. */
 export function quotaFromHeaders(h: Headers, now: number): Quota | null {
   const kinds = ['requests', 'tokens'] as const;
-  const out: Quota = { requests: null, tokens: null, fiveHour: null, weekly: null, learnedAt: now };
+  const out = emptyQuota(now);
   for (const kind of kinds) {
     out[kind] =
       window(h, now, {
@@ -84,9 +102,19 @@ export function quotaFromHeaders(h: Headers, now: number): Quota | null {
         reset: `anthropic-ratelimit-${kind}-reset`,
       });
   }
+  for (const [kind, name] of [
+    ['inputTokens', 'input-tokens'],
+    ['outputTokens', 'output-tokens'],
+  ] as const) {
+    out[kind] = window(h, now, {
+      remaining: `anthropic-ratelimit-${name}-remaining`,
+      limit: `anthropic-ratelimit-${name}-limit`,
+      reset: `anthropic-ratelimit-${name}-reset`,
+    });
+  }
   out.fiveHour = unified(h, now, '5h', 'anthropic-ratelimit-unified-reset');
   out.weekly = unified(h, now, '7d');
-  return WINDOWS.some((w) => out[w] !== null) ? out : null;
+  return QUOTA_WINDOWS.some((w) => out[w] !== null) ? out : null;
 }
 
 /** A unified window (`5h`, `7d`) as percent left of 100; the 5-hour one may reset per `fallbackReset`. */
@@ -111,7 +139,7 @@ function unified(
 /** The smaller share left of the known limits (0-1), or null when no limit is known. */
 export function remainingShare(q: Quota): number | null {
   let share: number | null = null;
-  for (const w of WINDOWS.map((k) => q[k])) {
+  for (const w of QUOTA_WINDOWS.map((k) => q[k])) {
     if (w?.remaining == null || w.limit == null || w.limit <= 0) continue;
     const s = Math.max(0, Math.min(1, w.remaining / w.limit));
     share = share === null ? s : Math.min(share, s);
@@ -121,6 +149,6 @@ export function remainingShare(q: Quota): number | null {
 
 /** The soonest announced reset (epoch ms), or null. */
 export function nextReset(q: Quota): number | null {
-  const times = WINDOWS.map((k) => q[k]?.resetAt).filter((t): t is number => t != null);
+  const times = QUOTA_WINDOWS.map((k) => q[k]?.resetAt).filter((t): t is number => t != null);
   return times.length > 0 ? Math.min(...times) : null;
 }

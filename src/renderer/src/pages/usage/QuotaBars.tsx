@@ -6,6 +6,8 @@ import { useDashboard } from '../../state/store';
 const WINDOWS = [
   { key: 'requests', label: 'Requests' },
   { key: 'tokens', label: 'Tokens' },
+  { key: 'inputTokens', label: 'Input tokens' },
+  { key: 'outputTokens', label: 'Output tokens' },
   { key: 'fiveHour', label: '5-hour window' },
   { key: 'weekly', label: 'Weekly window' },
 ] as const;
