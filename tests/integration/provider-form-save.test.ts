@@ -7,15 +7,9 @@ import {
   providerPayload,
 } from '../../src/renderer/src/pages/providers/provider-model';
 import { type AdminActions, createAdminClient } from '../../src/shared/admin-client';
-import type { ModelSpec, ProviderView } from '../../src/shared/contract';
+import type { ProviderView } from '../../src/shared/contract';
 import { startGateway, type TestGateway } from '../support/gateway';
-
-const GPT5: ModelSpec = {
-  id: 'gpt-5',
-  contextWindow: 400_000,
-  price: { input: 1.25, output: 10, cacheRead: 0.125 },
-};
-const MINI: ModelSpec = { id: 'gpt-5-mini', price: { input: 0.25, output: 2 } };
+import { GPT5, GPT5_MINI } from '../support/model-specs';
 
 let gw: TestGateway;
 beforeAll(async () => {
@@ -46,7 +40,7 @@ describe.each([
       format: 'openai',
       baseUrl: `${gw.primary.url}/v1`,
       authClass: 'api_key',
-      models: [GPT5, MINI, 'o3'],
+      models: [GPT5, GPT5_MINI, 'o3'],
     });
     expect(made.ok).toBe(true);
 
@@ -56,7 +50,7 @@ describe.each([
     const same = await view(bridge, id);
     expect(same.baseUrl).toBe(`${gw.backup.url}/v1`);
     expect(same.models).toEqual(['gpt-5', 'gpt-5-mini', 'o3']);
-    expect(same.modelSpecs).toEqual([GPT5, MINI]);
+    expect(same.modelSpecs).toEqual([GPT5, GPT5_MINI]);
 
     // A model removed loses its entry, a new one comes in plain, the kept one keeps its own.
     const edited = { ...providerDraft(same), models: 'gpt-5, o3, o4-mini' };

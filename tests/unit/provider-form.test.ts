@@ -4,14 +4,8 @@ import {
   providerDraft,
   providerPayload,
 } from '../../src/renderer/src/pages/providers/provider-model';
-import type { ModelSpec, ProviderView } from '../../src/shared/contract';
-
-const GPT5: ModelSpec = {
-  id: 'gpt-5',
-  contextWindow: 400_000,
-  price: { input: 1.25, output: 10, cacheRead: 0.125 },
-};
-const MINI: ModelSpec = { id: 'gpt-5-mini', contextWindow: 200_000 };
+import type { ProviderView } from '../../src/shared/contract';
+import { GPT5, GPT5_MINI } from '../support/model-specs';
 
 const view: ProviderView = {
   id: 'oa',
@@ -19,7 +13,7 @@ const view: ProviderView = {
   baseUrl: 'https://api.openai.com/v1',
   authClass: 'api_key',
   models: ['gpt-5', 'gpt-5-mini', 'o3'],
-  modelSpecs: [GPT5, MINI],
+  modelSpecs: [GPT5, GPT5_MINI],
   timeouts: {},
   enabled: true,
   quotaFamilies: {},
@@ -33,7 +27,7 @@ describe('provider form: draft to payload', () => {
       format: 'openai',
       baseUrl: 'https://api.openai.com/v1',
       authClass: 'api_key',
-      models: [GPT5, MINI, 'o3'],
+      models: [GPT5, GPT5_MINI, 'o3'],
     });
   });
 
