@@ -19,6 +19,7 @@ import {
   startBrowserGateway,
 } from '../support/browser';
 import type { FakeUpstream } from '../support/fake-upstream';
+import { GPT5, GPT5_MINI } from '../support/model-specs';
 
 function title(name: string): string {
   return skipReason ? `${name} (skipped: ${skipReason})` : name;
@@ -209,6 +210,29 @@ describe.skipIf(skipReason !== null)('browser dashboard at /ui', () => {
       format: 'openai-chat',
       quotaFamilies: { llama: ['llama3*', 'qwen*'] },
     });
+  });
+
+  it(title('edits a provider without losing its models’ context window and price'), async () => {
+    await admin('/api/providers', {
+      method: 'POST',
+      body: JSON.stringify({
+        id: 'priced',
+        format: 'openai',
+        baseUrl: `${primary.url}/v1`,
+        authClass: 'api_key',
+        models: [GPT5, GPT5_MINI, 'o3'],
+      }),
+    });
+    const card = page.getByTestId('provider-priced');
+    await card.getByRole('button', { name: 'Edit', exact: true }).click({ timeout: 5000 });
+    const form = page.getByRole('form', { name: 'Edit provider' });
+    await form.getByText(/kept while the id stays listed: gpt-5, gpt-5-mini/).waitFor();
+    await form.getByLabel(/Models/).fill('gpt-5, o3, o4-mini');
+    await form.getByRole('button', { name: 'Save provider' }).click();
+    await form.waitFor({ state: 'detached', timeout: 3000 });
+    const priced = (await admin<ProviderView[]>('/api/providers')).find((p) => p.id === 'priced');
+    expect(priced?.models).toEqual(['gpt-5', 'o3', 'o4-mini']);
+    expect(priced?.modelSpecs).toEqual([GPT5]);
   });
 
   it(title('lists requests with their routing decision'), async () => {

@@ -32,7 +32,7 @@ describe('provider form: draft to payload', () => {
   });
 
   it('keeps a kept model’s entry, sends a new id plain and drops a removed one', () => {
-    const draft = { ...providerDraft(view), models: 'o4-mini  gpt-5,o3' };
+    const draft = { ...providerDraft(view), models: 'o4-mini  gpt-5,o3, gpt-5' };
     expect(providerPayload(draft, {}).models).toEqual(['o4-mini', GPT5, 'o3']);
   });
 

@@ -59,10 +59,9 @@ export function providerPayload(
   families: Record<string, string[]>,
 ): ProviderInput {
   const specs = new Map(draft.modelSpecs.map((s) => [s.id, s]));
-  const models: ModelEntry[] = draft.models
-    .split(/[\s,]+/)
-    .filter(Boolean)
-    .map((id) => specs.get(id) ?? id);
+  // An id typed twice is sent once: the engine refuses an entry given twice.
+  const ids = new Set(draft.models.split(/[\s,]+/).filter(Boolean));
+  const models: ModelEntry[] = [...ids].map((id) => specs.get(id) ?? id);
   const sendFamilies = Object.keys(families).length > 0 || draft.hadFamilies;
   return {
     id: draft.id.trim(),
