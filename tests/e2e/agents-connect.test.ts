@@ -2,79 +2,57 @@
 // against the headless server's `/ui`, with a temp HOME: Connect writes the agent's own config
 // file and says where (and where the backup is), Undo puts the file back byte for byte, and an
 // agent that reads its base URL only from the environment gets the lines to export.
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEngine, type Engine } from '../../src/main/engine/engine';
-import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream';
-import { captureLogger } from '../support/gateway';
-
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const CHROMIUM = process.env.BREAKWATER_E2E_CHROMIUM ?? '/usr/bin/chromium';
-const skipReason = existsSync(CHROMIUM) ? null : `no Chromium at ${CHROMIUM}`;
+import {
+  type BrowserGateway,
+  dashboardLink,
+  chromiumMissing as skipReason,
+  startBrowserGateway,
+} from '../support/browser';
 
 // A user's own settings, in their own layout: four-space indent, no final newline.
 const ORIGINAL = '{\n    "theme": "dark",\n    "env": { "KEEP_ME": "1" }\n}';
 
 describe.skipIf(skipReason !== null)('Connect an agent from the dashboard', () => {
-  let up: FakeUpstream;
-  let engine: Engine;
+  let ui: BrowserGateway;
   let base: string;
-  let root: string;
   let home: string;
-  let browser: Browser;
   let page: Page;
 
   beforeAll(async () => {
-    const build = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build-if-stale.mjs')], {
-      cwd: ROOT,
-      encoding: 'utf8',
-    });
-    if (build.status !== 0) throw new Error(`build failed:\n${build.stderr}`);
-    up = await startFakeUpstream();
-    root = mkdtempSync(join(tmpdir(), 'bw-e2e-agents-'));
-    home = join(root, 'home');
-    mkdirSync(join(home, '.claude'), { recursive: true });
-    writeFileSync(join(home, '.claude', 'settings.json'), ORIGINAL);
-    engine = createEngine({
-      config: {
-        providers: [
-          {
-            id: 'oa',
-            format: 'openai',
-            baseUrl: `${up.url}/v1`,
-            authClass: 'api_key',
-            connections: [{ id: 'oa-1', apiKey: 'sk-e2e-openai-0123456789' }],
-            models: ['gpt-test'],
+    ui = await startBrowserGateway({
+      name: 'agents',
+      viewport: { width: 1200, height: 1000 },
+      engine: ([up], root) => {
+        home = join(root, 'home');
+        mkdirSync(join(home, '.claude'), { recursive: true });
+        writeFileSync(join(home, '.claude', 'settings.json'), ORIGINAL);
+        return {
+          config: {
+            providers: [
+              {
+                id: 'oa',
+                format: 'openai',
+                baseUrl: `${up!.url}/v1`,
+                authClass: 'api_key',
+                connections: [{ id: 'oa-1', apiKey: 'sk-e2e-openai-0123456789' }],
+                models: ['gpt-test'],
+              },
+            ],
+            combos: [{ name: 'coder', strategy: 'priority', targets: ['oa/gpt-test'] }],
           },
-        ],
-        combos: [{ name: 'coder', strategy: 'priority', targets: ['oa/gpt-test'] }],
+          env: { HOME: home },
+        };
       },
-      dataDir: join(root, 'data'),
-      port: 0,
-      log: captureLogger(),
-      env: { HOME: home },
-      uiDir: join(ROOT, 'out', 'renderer'),
     });
-    base = (await engine.listen()).baseUrl;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
-    page = await (await browser.newContext({ viewport: { width: 1200, height: 1000 } })).newPage();
-    await page.goto(`${base}/ui/#token=${encodeURIComponent(engine.adminToken)}`);
+    ({ base, page } = ui);
+    await page.goto(dashboardLink(base, ui.engine.adminToken));
   }, 180_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await engine?.stop({ graceMs: 0 });
-    await up?.close();
-    if (root) rmSync(root, { recursive: true, force: true });
-  }, 30_000);
+  afterAll(() => ui?.close(), 30_000);
 
   it('Connect writes Claude Code’s settings and shows where; Undo restores them byte for byte', async () => {
     const settings = join(home, '.claude', 'settings.json');

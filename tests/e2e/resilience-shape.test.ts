@@ -2,84 +2,52 @@
 // playwright-core) against the headless server's `/ui`: learnt fixes cleared from the Resilience
 // page (one model's, then all), and a combo's context editing set from the combo form. Skips,
 // saying so, only where /usr/bin/chromium is absent.
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEngine, type Engine } from '../../src/main/engine/engine';
+import type { Engine } from '../../src/main/engine/engine';
 import type { ComboConfig, LearnedFixView } from '../../src/shared/contract';
-import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream';
-import { captureLogger, standardConfig } from '../support/gateway';
+import {
+  type BrowserGateway,
+  dashboardLink,
+  chromiumMissing as skipReason,
+  startBrowserGateway,
+} from '../support/browser';
+import type { FakeUpstream } from '../support/fake-upstream';
+import { standardConfig } from '../support/gateway';
 import { learnFixes } from '../support/learn-fixes';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const CHROMIUM = process.env.BREAKWATER_E2E_CHROMIUM ?? '/usr/bin/chromium';
-const skipReason = existsSync(CHROMIUM)
-  ? null
-  : `no Chromium at ${CHROMIUM} (install Debian's chromium: apt-get install -y chromium)`;
-
 describe.skipIf(skipReason !== null)('request-shape repairs on the dashboard at /ui', () => {
+  let ui: BrowserGateway;
   let up: FakeUpstream;
-  let dataDir: string;
   let engine: Engine;
   let base: string;
-  let browser: Browser;
   let page: Page;
+  let admin: BrowserGateway['admin'];
+  let go: BrowserGateway['go'];
 
-  const admin = async <T>(path: string): Promise<T> =>
-    (await (
-      await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${engine.adminToken}` } })
-    ).json()) as T;
   const learnt = async () =>
     (await admin<LearnedFixView[]>('/api/resilience/learned-fixes'))
       .map((f) => `${f.provider}/${f.model}`)
       .sort();
-  const go = (name: string) =>
-    page
-      .getByRole('navigation', { name: 'Pages' })
-      .getByRole('link', { name: new RegExp(`^${name}`) })
-      .click();
 
   beforeAll(async () => {
-    const build = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build-if-stale.mjs')], {
-      cwd: ROOT,
-      encoding: 'utf8',
+    ui = await startBrowserGateway({
+      name: 'shape',
+      viewport: { width: 1200, height: 900 },
+      engine: ([u]) => ({ config: standardConfig(u!, u!) }),
     });
-    if (build.status !== 0) throw new Error(`build failed:\n${build.stderr}`);
-    up = await startFakeUpstream();
-    dataDir = mkdtempSync(join(tmpdir(), 'bw-e2e-shape-'));
-    engine = createEngine({
-      config: standardConfig(up, up),
-      dataDir,
-      port: 0,
-      log: captureLogger(),
-      env: {},
-      uiDir: join(ROOT, 'out', 'renderer'),
-    });
-    base = (await engine.listen()).baseUrl;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
-    page = await (await browser.newContext({ viewport: { width: 1200, height: 900 } })).newPage();
+    ({ engine, base, page, admin, go } = ui);
+    [up] = ui.upstreams as [FakeUpstream];
     page.on('dialog', (d) => void d.accept());
   }, 180_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await engine?.stop({ graceMs: 0 });
-    await up?.close();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-  }, 30_000);
+  afterAll(() => ui?.close(), 30_000);
 
   it('forgets one model’s learnt fixes, then all, from the Resilience page', async () => {
     await learnFixes(base, up, ['oa/gpt-test', 'oa2/gpt-backup']);
     expect(await learnt()).toEqual(['oa/gpt-test', 'oa2/gpt-backup']);
 
-    await page.goto(`${base}/ui/#token=${encodeURIComponent(engine.adminToken)}`);
+    await page.goto(dashboardLink(base, engine.adminToken));
     await go('Resilience');
     const card = page.getByTestId('learned-fixes');
     await expect.poll(() => card.locator('tbody tr').count(), { timeout: 10_000 }).toBe(2);
