@@ -197,7 +197,9 @@ export async function usage(args: string[], out: (s: string) => void): Promise<v
     }),
   );
   if (values.json) return out(`${JSON.stringify(report, null, 2)}\n`);
-  const rows = [['GROUP', 'REQUESTS', 'INPUT', 'OUTPUT', 'CACHE READ', 'CACHE WRITE', 'COST']];
+  const rows = [
+    ['GROUP', 'REQUESTS', 'INPUT', 'OUTPUT', 'CACHE READ', 'CACHE WRITE', 'CACHE HIT', 'COST'],
+  ];
   for (const r of report.rows) {
     rows.push([
       r.group || '(none)',
@@ -206,6 +208,7 @@ export async function usage(args: string[], out: (s: string) => void): Promise<v
       String(r.outputTokens),
       String(r.cacheReadTokens),
       String(r.cacheWriteTokens),
+      r.cacheHitRate == null ? '-' : `${(100 * r.cacheHitRate).toFixed(1)} %`,
       usd(r.costUsd),
     ]);
   }

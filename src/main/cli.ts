@@ -12,6 +12,7 @@ import {
   AGENTS,
   AgentConfigError,
   adminTokenPath,
+  agentKey,
   configFromDetected,
   connectAgent,
   createEngine,
@@ -136,10 +137,9 @@ async function serve(args: string[]): Promise<void> {
     info = await engine.listen();
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
+    // The address asked for: flag, else the one saved from the dashboard, else the config file.
+    const { port: wantedPort, host: wantedHost } = engine.snapshot().gateway;
     await engine.stop({ graceMs: 0 });
-    // The address asked for: flag, else the config file, else the default.
-    const wantedPort = port ?? config.gateway?.port ?? DEFAULT_PORT;
-    const wantedHost = values.host ?? config.gateway?.host ?? DEFAULT_HOST;
     if (e.code === 'EADDRINUSE')
       fail(
         `port ${wantedPort} is already in use; pick another with --port, or stop the other instance`,
@@ -387,13 +387,13 @@ async function connect(args: string[]): Promise<void> {
     return;
   }
   const origin = (values.url ?? `http://${DEFAULT_HOST}:${DEFAULT_PORT}`).replace(/\/+$/, '');
-  // Without gateway keys the gateway serves loopback clients whatever they present.
-  const apiKey = values.key ?? process.env.BREAKWATER_API_KEY ?? 'breakwater-local';
+  const apiKey = agentKey(values.key, process.env);
   const models = values.model ?? (await combosAt(origin, apiKey));
   try {
     const r = connectAgent(agent, homedir(), { origin, apiKey, models });
     say('wrote', r.written);
     say('unchanged', r.unchanged);
+    say('backup', r.backups);
     const env = AGENTS[agent].env?.({ origin, apiKey, models }) ?? {};
     if (Object.keys(env).length > 0) {
       process.stdout.write(

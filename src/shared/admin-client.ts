@@ -3,6 +3,8 @@
 // share their logic with the routes, so both answer alike. Depends only on `fetch`.
 
 import type {
+  AgentConnection,
+  AgentUndo,
   BridgeApi,
   BridgeResult,
   ComboConfig,
@@ -10,9 +12,11 @@ import type {
   ConnectionView,
   CreatedGatewayKey,
   DetectedProvider,
+  GatewayAddressView,
   GatewayKeyView,
   GatewayRunState,
   ImportReport,
+  LearnedFixFilter,
   LogQuery,
   ProviderPreset,
   ProviderView,
@@ -51,6 +55,14 @@ export function logSearchParams(limit: number, query: LogQuery = {}): URLSearchP
   if (query.status !== undefined) q.set('status', String(query.status));
   if (query.errorsOnly) q.set('errors', 'true');
   if (query.beforeId !== undefined) q.set('beforeId', String(query.beforeId));
+  return q;
+}
+
+/** The query string of `/api/resilience/learned-fixes`. */
+export function learnedFixSearchParams(filter: LearnedFixFilter): URLSearchParams {
+  const q = new URLSearchParams();
+  if (filter.provider !== undefined) q.set('provider', filter.provider);
+  if (filter.model !== undefined) q.set('model', filter.model);
   return q;
 }
 
@@ -145,9 +157,15 @@ export function createAdminClient(opts: AdminClientOptions): AdminActions {
         connection: key.connection,
         model: key.model,
       }),
+    clearLearnedFixes: (filter = {}) =>
+      call<{ cleared: number }>(
+        'DELETE',
+        `/api/resilience/learned-fixes?${learnedFixSearchParams(filter)}`,
+      ),
     releaseLease: (connection) => call('POST', '/api/leases/release', { connection }),
     pause: () => call<GatewayRunState>('POST', '/api/gateway/pause'),
     resume: () => call<GatewayRunState>('POST', '/api/gateway/resume'),
+    setGatewayAddress: (input) => call<GatewayAddressView>('POST', '/api/gateway/address', input),
     getPresets: () => call<{ presets: ProviderPreset[] }>('GET', '/api/presets'),
     detectProviders: () => call<DetectedProvider[]>('GET', '/api/setup/detect'),
     importConfig: (tool, text, dryRun) =>
@@ -158,6 +176,9 @@ export function createAdminClient(opts: AdminClientOptions): AdminActions {
     updateKey: (id, input) => call<GatewayKeyView>('PATCH', `/api/keys/${enc(id)}`, input),
     revokeKey: (id) => call('DELETE', `/api/keys/${enc(id)}`, undefined, asNull),
     rotateKey: (id) => call<CreatedGatewayKey>('POST', `/api/keys/${enc(id)}/rotate`),
+    connectAgent: (agent, input) =>
+      call<AgentConnection>('POST', `/api/agents/${enc(agent)}/connect`, input ?? {}),
+    undoAgent: (agent) => call<AgentUndo>('POST', `/api/agents/${enc(agent)}/undo`),
   };
 }
 

@@ -3,6 +3,7 @@
 // the renderer and the engine can all import it.
 // The parts, each in `contract/`, re-exported here as the one module everything imports.
 
+export type * from './contract/agents';
 export type * from './contract/bridge';
 export type * from './contract/config';
 export type * from './contract/events';

@@ -48,9 +48,11 @@ export const ACTION_METHODS = [
   'resetBreaker',
   'clearConnectionState',
   'reenableModel',
+  'clearLearnedFixes',
   'releaseLease',
   'pause',
   'resume',
+  'setGatewayAddress',
   'getPresets',
   'detectProviders',
   'importConfig',
@@ -60,6 +62,8 @@ export const ACTION_METHODS = [
   'updateKey',
   'revokeKey',
   'rotateKey',
+  'connectAgent',
+  'undoAgent',
 ] as const satisfies readonly Exclude<keyof AdminActions, 'getSnapshot'>[];
 
 export type ActionMethod = (typeof ACTION_METHODS)[number];

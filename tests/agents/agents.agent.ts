@@ -6,9 +6,23 @@ import { startGateway, type TestGateway } from '../support/gateway';
 import { connectAgent, installed, quietEnv, runAgent, sandbox } from './harness';
 
 // Each agent, set up by `connect` in a temp HOME, completes a text turn and a tool turn through
-// the gateway, on a Chat Completions upstream and on an Anthropic one (the fake upstream).
+// the gateway, on a Chat Completions upstream and on an Anthropic one (the fake upstream); the
+// Gemini CLI (relayed as it is) and Claude Code (translated) also on a Gemini upstream.
 const KEY = 'bw-agents-key-0123456789';
-const FORMATS = ['openai-chat', 'anthropic'] as const;
+type Format = 'openai-chat' | 'anthropic' | 'gemini';
+const FORMATS: Format[] = ['openai-chat', 'anthropic'];
+const ON_GEMINI: readonly AgentId[] = ['gemini-cli', 'claude-code'];
+const COMBO: Record<Format, string> = {
+  'openai-chat': 'agent-on-chat',
+  anthropic: 'agent-on-anthropic',
+  gemini: 'agent-on-gemini',
+};
+/** The upstream path every request of a turn goes to (Claude Code also counts tokens). */
+const UPSTREAM_PATH: Record<Format, string> = {
+  'openai-chat': '/v1/chat/completions',
+  anthropic: '/v1/messages',
+  gemini: '/v1beta/models/gemini-test:',
+};
 
 let gw: TestGateway;
 
@@ -32,10 +46,19 @@ function config(primary: { url: string }): BreakwaterConfig {
         connections: [{ id: 'an-1', apiKey: 'sk-ant-agents-0123456789' }],
         models: ['claude-test'],
       },
+      {
+        id: 'gm',
+        format: 'gemini',
+        baseUrl: `${primary.url}/v1beta`,
+        authClass: 'api_key',
+        connections: [{ id: 'gm-1', apiKey: 'AIza-agents-0123456789' }],
+        models: ['gemini-test'],
+      },
     ],
     combos: [
-      { name: 'agent-on-chat', strategy: 'priority', targets: ['oc/chat-model'] },
-      { name: 'agent-on-anthropic', strategy: 'priority', targets: ['an/claude-test'] },
+      { name: COMBO['openai-chat'], strategy: 'priority', targets: ['oc/chat-model'] },
+      { name: COMBO.anthropic, strategy: 'priority', targets: ['an/claude-test'] },
+      { name: COMBO.gemini, strategy: 'priority', targets: ['gm/gemini-test'] },
     ],
   } as BreakwaterConfig;
 }
@@ -82,6 +105,10 @@ const AGENT: Record<
 
 /** Whether an upstream request carries the result of the call `id`, in its own format. */
 function answersCall(req: RecordedRequest, id: string): boolean {
+  const contents = (req.body?.contents ?? []) as {
+    parts?: { functionResponse?: { id?: string } }[];
+  }[];
+  if (contents.some((c) => c.parts?.some((p) => p.functionResponse?.id === id))) return true;
   const messages = (req.body?.messages ?? []) as {
     role: string;
     tool_call_id?: string;
@@ -99,7 +126,7 @@ function answersCall(req: RecordedRequest, id: string): boolean {
 }
 
 describe.each(AGENT_IDS)('%s through the gateway', (agent) => {
-  for (const format of FORMATS) {
+  for (const format of ON_GEMINI.includes(agent) ? [...FORMATS, 'gemini' as const] : FORMATS) {
     it(`a text turn and a tool turn on a ${format} upstream`, async (ctx) => {
       const inst = await installed(agent);
       if ('skip' in inst) return ctx.skip(inst.skip);
@@ -108,7 +135,7 @@ describe.each(AGENT_IDS)('%s through the gateway', (agent) => {
         const target = {
           origin: gw.url,
           apiKey: KEY,
-          models: [`agent-on-${format === 'anthropic' ? 'anthropic' : 'chat'}`],
+          models: [COMBO[format]],
         };
         connectAgent(agent, box.home, target);
         const env = { ...quietEnv(box.home), ...AGENTS[agent].env?.(target) };
@@ -129,8 +156,7 @@ describe.each(AGENT_IDS)('%s through the gateway', (agent) => {
         const tool = await turn();
         expect(tool.stdout, tool.stderr).toContain('TOOL-TURN-OK');
         expect(gw.primary.requests.some((r) => answersCall(r, 'call_bw_1'))).toBe(true);
-        // Claude Code also counts tokens (`/v1/messages/count_tokens`).
-        const wanted = format === 'anthropic' ? '/v1/messages' : '/v1/chat/completions';
+        const wanted = UPSTREAM_PATH[format];
         expect(gw.primary.requests.every((r) => r.path.startsWith(wanted))).toBe(true);
       } finally {
         box.dispose();

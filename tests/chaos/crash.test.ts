@@ -2,19 +2,19 @@
 // load and admin writes, then started again on the same data dir. After every kill the database
 // passes `PRAGMA integrity_check`, every write the admin API acknowledged is there, and a lease
 // generation is never handed out twice. `npm test` kills 3 times, `npm run test:chaos` 20.
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CliRun, killCliRuns, listening, runCli } from '../support/cli-run';
 import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream';
 import { standardConfig } from '../support/gateway';
 import { LONG, scale } from './support/harness';
 
 const ROOT = resolve(__dirname, '../..');
-const CLI = join(ROOT, 'out/main/cli.js');
 const ADMIN_TOKEN = 'chaos-admin-token-0123456789abcdef';
 const LEASE_KEY = 'bw-chaos-lease-key-0123456789';
 const KILLS = scale(3, 20);
@@ -23,7 +23,6 @@ let up: FakeUpstream;
 let dir: string;
 let configFile: string;
 let agent: Agent;
-const children: ChildProcess[] = [];
 const figures = { kills: 0, requests: 0, acknowledgedWrites: 0, lost: 0, generations: 0 };
 
 beforeAll(async () => {
@@ -57,39 +56,20 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  killCliRuns();
   await agent.close();
   await up.close();
   rmSync(dir, { recursive: true, force: true });
   console.log(`crash ${LONG ? 'long' : 'short'} run: ${JSON.stringify(figures)}`);
 });
 
-async function serve(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(
-    process.execPath,
-    [CLI, 'serve', '--config', configFile, '--port', '0', '--data-dir', dataDir],
-    {
-      env: { ...process.env, BREAKWATER_ADMIN_TOKEN: ADMIN_TOKEN },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
+async function serve(dataDir: string): Promise<CliRun & { url: string }> {
+  const run = runCli(
+    ['serve', '--config', configFile, '--port', '0', '--data-dir', dataDir],
+    { ...process.env, BREAKWATER_ADMIN_TOKEN: ADMIN_TOKEN },
+    true,
   );
-  children.push(child);
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (c: Buffer) => {
-    out += c.toString();
-  });
-  child.stderr!.on('data', (c: Buffer) => {
-    err += c.toString();
-  });
-  const end = Date.now() + 20_000;
-  while (Date.now() < end) {
-    const m = /Breakwater listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-    if (m) return { child, url: m[1]! };
-    if (child.exitCode !== null) throw new Error(`serve exited: ${err}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`serve never listened: ${err}`);
+  return { ...run, url: await listening(run, 20_000) };
 }
 
 async function call(
@@ -119,8 +99,7 @@ describe('crash recovery: kill -9 under load and admin writes', () => {
     let owner: string | null = null;
     let highestGeneration = 0;
     for (let round = 0; round < KILLS; round++) {
-      const { child, url } = await serve(dataDir);
-      const exited = new Promise<void>((r) => child.once('exit', () => r()));
+      const { child, exited, url } = await serve(dataDir);
       let stop = false;
       const proxy = async () => {
         for (let i = 0; !stop; i++) {

@@ -2,29 +2,24 @@
 // headless server's `/ui`, the admin API and the fake upstream: the same BridgeApi contract the
 // desktop window uses, over HTTP + SSE. Screenshots of each page (light and dark) are written to
 // tests/e2e/artifacts/. Skips, saying so, only where /usr/bin/chromium is absent.
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEngine, type Engine } from '../../src/main/engine/engine';
+import type { Engine } from '../../src/main/engine/engine';
 import type {
   BreakwaterConfig,
   ProviderView,
   SettingView,
   Snapshot,
 } from '../../src/shared/contract';
-import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream';
-import { captureLogger } from '../support/gateway';
-
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const CHROMIUM = process.env.BREAKWATER_E2E_CHROMIUM ?? '/usr/bin/chromium';
-const ARTIFACTS = join(ROOT, 'tests', 'e2e', 'artifacts');
-const skipReason = existsSync(CHROMIUM)
-  ? null
-  : `no Chromium at ${CHROMIUM} (install Debian's chromium: apt-get install -y chromium)`;
+import {
+  ARTIFACTS,
+  type BrowserGateway,
+  chromiumMissing as skipReason,
+  startBrowserGateway,
+} from '../support/browser';
+import type { FakeUpstream } from '../support/fake-upstream';
+import { GPT5, GPT5_MINI } from '../support/model-specs';
 
 function title(name: string): string {
   return skipReason ? `${name} (skipped: ${skipReason})` : name;
@@ -56,33 +51,16 @@ function config(primary: FakeUpstream, backup: FakeUpstream): BreakwaterConfig {
 }
 
 describe.skipIf(skipReason !== null)('browser dashboard at /ui', () => {
+  let ui: BrowserGateway;
   let primary: FakeUpstream;
   let backup: FakeUpstream;
   let engine: Engine;
   let base: string;
-  let dataDir: string;
-  let browser: Browser;
-  let context: BrowserContext;
   let page: Page;
-  const log = captureLogger();
+  let admin: BrowserGateway['admin'];
+  let chat: BrowserGateway['chat'];
+  let go: BrowserGateway['go'];
   const requestedUrls: string[] = [];
-
-  const admin = async <T>(path: string, init: RequestInit = {}): Promise<T> => {
-    const res = await fetch(`${base}${path}`, {
-      ...init,
-      headers: {
-        authorization: `Bearer ${engine.adminToken}`,
-        ...(init.body ? { 'content-type': 'application/json' } : {}),
-      },
-    });
-    return (await res.json()) as T;
-  };
-  const chat = (model: string) =>
-    fetch(`${base}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] }),
-    });
 
   async function shoot(name: string): Promise<void> {
     for (const scheme of ['light', 'dark'] as const) {
@@ -92,47 +70,19 @@ describe.skipIf(skipReason !== null)('browser dashboard at /ui', () => {
     await page.emulateMedia({ colorScheme: 'light' });
   }
 
-  async function go(pageName: string): Promise<void> {
-    await page
-      .getByRole('navigation', { name: 'Pages' })
-      .getByRole('link', { name: new RegExp(`^${pageName}`, 'i') })
-      .click();
-  }
-
   beforeAll(async () => {
-    const build = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build-if-stale.mjs')], {
-      cwd: ROOT,
-      encoding: 'utf8',
+    ui = await startBrowserGateway({
+      name: 'ui',
+      viewport: { width: 1200, height: 860 },
+      upstreams: [{}, {}],
+      engine: ([p, b]) => ({ config: config(p!, b!) }),
     });
-    if (build.status !== 0) throw new Error(`build failed:\n${build.stderr}`);
-    mkdirSync(ARTIFACTS, { recursive: true });
-    primary = await startFakeUpstream();
-    backup = await startFakeUpstream();
-    dataDir = mkdtempSync(join(tmpdir(), 'bw-e2e-ui-'));
-    engine = createEngine({
-      config: config(primary, backup),
-      dataDir,
-      port: 0,
-      log,
-      env: {},
-      uiDir: join(ROOT, 'out', 'renderer'),
-    });
-    base = (await engine.listen()).baseUrl;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
-    context = await browser.newContext({ viewport: { width: 1200, height: 860 } });
-    page = await context.newPage();
+    ({ engine, base, page, admin, chat, go } = ui);
+    [primary, backup] = ui.upstreams as [FakeUpstream, FakeUpstream];
     page.on('request', (r) => requestedUrls.push(r.url()));
   }, 120_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await engine?.stop({ graceMs: 0 });
-    await Promise.all([primary?.close(), backup?.close()]);
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-  }, 30_000);
+  afterAll(() => ui?.close(), 30_000);
 
   it(title('asks for the admin token and refuses a wrong one'), async () => {
     await page.goto(`${base}/ui`);
@@ -163,7 +113,7 @@ describe.skipIf(skipReason !== null)('browser dashboard at /ui', () => {
       await shoot('overview');
       // The token never travelled in a URL (the fragment is never sent) nor reached the log.
       for (const url of requestedUrls) expect(url).not.toContain(engine.adminToken);
-      for (const line of log.lines) expect(line).not.toContain(engine.adminToken);
+      for (const line of ui.log.lines) expect(line).not.toContain(engine.adminToken);
     },
   );
 
@@ -260,6 +210,29 @@ describe.skipIf(skipReason !== null)('browser dashboard at /ui', () => {
       format: 'openai-chat',
       quotaFamilies: { llama: ['llama3*', 'qwen*'] },
     });
+  });
+
+  it(title('edits a provider without losing its models’ context window and price'), async () => {
+    await admin('/api/providers', {
+      method: 'POST',
+      body: JSON.stringify({
+        id: 'priced',
+        format: 'openai',
+        baseUrl: `${primary.url}/v1`,
+        authClass: 'api_key',
+        models: [GPT5, GPT5_MINI, 'o3'],
+      }),
+    });
+    const card = page.getByTestId('provider-priced');
+    await card.getByRole('button', { name: 'Edit', exact: true }).click({ timeout: 5000 });
+    const form = page.getByRole('form', { name: 'Edit provider' });
+    await form.getByText(/kept while the id stays listed: gpt-5, gpt-5-mini/).waitFor();
+    await form.getByLabel(/Models/).fill('gpt-5, o3, o4-mini');
+    await form.getByRole('button', { name: 'Save provider' }).click();
+    await form.waitFor({ state: 'detached', timeout: 3000 });
+    const priced = (await admin<ProviderView[]>('/api/providers')).find((p) => p.id === 'priced');
+    expect(priced?.models).toEqual(['gpt-5', 'o3', 'o4-mini']);
+    expect(priced?.modelSpecs).toEqual([GPT5]);
   });
 
   it(title('lists requests with their routing decision'), async () => {

@@ -1,17 +1,15 @@
 // Starts the built desktop app with Playwright's Electron driver and checks the window and the
 // preload bridge. Skips (with the reason in the test name) where Electron cannot run: no Electron
 // binary installed, or no display on Linux.
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { _electron, type ElectronApplication } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTION_METHODS } from '../../src/shared/ipc';
-
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+import { buildIfStale, ROOT } from '../support/browser';
 
 /** The Electron executable as the electron package resolves it, or null when not installed. */
 function electronBinary(): string | null {
@@ -46,11 +44,7 @@ describe('desktop app (Electron)', () => {
 
   beforeAll(async () => {
     if (skipReason || !executablePath) return;
-    const build = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build-if-stale.mjs')], {
-      cwd: ROOT,
-      encoding: 'utf8',
-    });
-    if (build.status !== 0) throw new Error(`build failed:\n${build.stderr}`);
+    buildIfStale();
 
     // As `npm start` does: better-sqlite3 built for Electron, in a folder of its own.
     const native = await import(pathToFileURL(join(ROOT, 'scripts', 'electron-native.mjs')).href);

@@ -226,7 +226,32 @@ export function createFake(opts: FakeOptions) {
       decryptString: (sealed: Buffer) => sealed.toString().slice('sealed:'.length),
     },
   };
-  return { electron, calls, windows, trays, notifications, handlers, permission, exit };
+  return {
+    electron,
+    calls,
+    windows,
+    trays,
+    notifications,
+    handlers,
+    permission,
+    exit,
+    updater: createFakeUpdater(calls),
+  };
+}
+
+/** electron-updater's autoUpdater: records what the shell asks, tests emit its events. */
+function createFakeUpdater(calls: Call[]) {
+  return Object.assign(new EventEmitter(), {
+    autoDownload: false,
+    autoInstallOnAppQuit: false,
+    logger: null as unknown,
+    setFeedURL: (o: unknown) => calls.push(['updater.setFeedURL', o]),
+    checkForUpdates: () => {
+      calls.push(['updater.checkForUpdates']);
+      return Promise.resolve(null);
+    },
+    quitAndInstall: () => calls.push(['updater.quitAndInstall']),
+  });
 }
 
 export type Fake = ReturnType<typeof createFake>;
@@ -271,3 +296,12 @@ for (const name of Object.keys(electronModule)) {
     enumerable: true,
   });
 }
+
+/** What `import … from 'electron-updater'` gets in the tests. */
+export const updaterModule = {
+  get autoUpdater() {
+    const current = holder.__breakwaterFakeElectron;
+    if (!current) throw new Error('resetFakeElectron first');
+    return current.updater;
+  },
+};

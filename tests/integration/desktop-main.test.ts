@@ -1,7 +1,7 @@
 // The real main process (src/main/index.ts and the shell under it) under plain Node, against a
 // fake `electron` that records calls: the real engine serves on a real loopback port and a real
 // SQLite file. Each test below names the desktop defect it guards against.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -9,10 +9,14 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Snapshot } from '../../src/shared/contract';
-import { IpcChannel, type StartupError } from '../../src/shared/ipc';
+import { actionChannel, IpcChannel, type StartupError } from '../../src/shared/ipc';
+import { startFakeUpstream } from '../support/fake-upstream';
+import { standardConfig } from '../support/gateway';
+import { learnFixes } from '../support/learn-fixes';
 import { type Fake, fakeEvent, resetFakeElectron } from './desktop-fake-electron';
 
 vi.mock('electron', async () => (await import('./desktop-fake-electron')).electronModule);
+vi.mock('electron-updater', async () => (await import('./desktop-fake-electron')).updaterModule);
 // Every launch adds the main process's own process listeners (signals, uncaught errors).
 process.setMaxListeners(100);
 
@@ -34,6 +38,7 @@ afterEach(async () => {
     fake = null;
   }
   for (const s of servers.splice(0)) await new Promise((done) => s.close(done));
+  delete (process as { resourcesPath?: string }).resourcesPath;
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -105,6 +110,34 @@ async function takenPort(): Promise<number> {
   servers.push(server);
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   return (server.address() as { port: number }).port;
+}
+
+interface MenuItem {
+  label?: string;
+  type?: string;
+  checked?: boolean;
+  enabled?: boolean;
+  click?: () => void;
+  submenu?: MenuItem[];
+}
+
+/** The tray's context menu as last built. */
+function trayMenu(f: Fake): MenuItem[] {
+  return (f.trays[0]?.menu?.template ?? []) as MenuItem[];
+}
+
+function trayItem(f: Fake, label: string | RegExp): MenuItem | undefined {
+  return trayMenu(f).find((i) =>
+    typeof label === 'string' ? i.label === label : label.test(i.label ?? ''),
+  );
+}
+
+/** The packaged app reads its resources (tray icons, app-update.yml) from here. */
+function packagedResources(): string {
+  const resources = join(dir, 'resources');
+  mkdirSync(resources, { recursive: true });
+  (process as { resourcesPath?: string }).resourcesPath = resources;
+  return resources;
 }
 
 describe('the desktop main process, run for real against a fake electron', () => {
@@ -253,6 +286,48 @@ describe('the desktop main process, run for real against a fake electron', () =>
     expect(await failures()).toBe(1);
   });
 
+  it('the Resilience page clears learnt request fixes through IPC: one model, or all', async () => {
+    const upstream = await startFakeUpstream();
+    try {
+      const config = join(dir, 'config.json');
+      writeFileSync(
+        config,
+        JSON.stringify({
+          providers: ['oa', 'ob'].map((id) => ({
+            id,
+            format: 'openai',
+            baseUrl: `${upstream.url}/v1`,
+            authClass: 'api_key',
+            connections: [{ id: `${id}-1`, apiKey: 'sk-test-0123456789' }],
+            models: ['m'],
+          })),
+        }),
+      );
+      const f = await launch({ args: ['--config', config] });
+      const { baseUrl } = (await snapshot(f)).gateway;
+      await learnFixes(baseUrl, upstream, ['oa/m', 'ob/m']);
+      const learnt = async () =>
+        ((await snapshot(f)).learnedFixes ?? []).map((l) => `${l.provider}/${l.model}`).sort();
+      expect(await learnt()).toEqual(['oa/m', 'ob/m']);
+
+      const action = actionChannel('clearLearnedFixes');
+      expect(await invoke(f, action, { model: 'm' })).toMatchObject({
+        ok: false,
+        field: 'provider',
+      });
+      expect(await invoke(f, action, { provider: 42 })).toMatchObject({ ok: false });
+      expect(await invoke(f, action, { provider: 'oa', model: 'm' })).toEqual({
+        ok: true,
+        data: { cleared: 1 },
+      });
+      expect(await learnt()).toEqual(['ob/m']);
+      expect(await invoke(f, action)).toEqual({ ok: true, data: { cleared: 1 } });
+      expect(await learnt()).toEqual([]);
+    } finally {
+      await upstream.close();
+    }
+  });
+
   it('#9 Windows logoff: session-end writes the buffered request log at once', async () => {
     const f = await launch({ platform: 'win32' });
     const { baseUrl } = (await snapshot(f)).gateway;
@@ -325,6 +400,58 @@ describe('the desktop main process, run for real against a fake electron', () =>
     expect(tray.heldNotices()).toBe(0);
   });
 
+  it('a gateway key at 80 % of a budget: one notification per window, and its click opens the usage page', async () => {
+    const upstream = await startFakeUpstream();
+    try {
+      const config = join(dir, 'config.json');
+      const key = 'bw-desktop-budget-0123456789';
+      writeFileSync(
+        config,
+        JSON.stringify({
+          gateway: { apiKeys: [{ name: 'ci', key, limits: { tokensPerDay: 100 } }] },
+          providers: [
+            {
+              id: 'p',
+              format: 'openai',
+              baseUrl: `${upstream.url}/v1`,
+              authClass: 'api_key',
+              connections: [{ id: 'p-1', apiKey: 'sk-test-0123456789' }],
+              models: ['m'],
+            },
+          ],
+        }),
+      );
+      const f = await launch({ args: ['--config', config] });
+      const { baseUrl } = (await snapshot(f)).gateway;
+      upstream.setDefault({ usage: { input: 20, output: 25 } });
+      const ask = () =>
+        fetch(`${baseUrl}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+          body: JSON.stringify({ model: 'p/m', messages: [{ role: 'user', content: 'hi' }] }),
+        }).then((r) => r.status);
+      // 45, then 90 of 100 tokens: the second crosses 80 %; the third is past it already.
+      expect(await ask()).toBe(200);
+      expect(await ask()).toBe(200);
+      const budgetNotices = () =>
+        f.notifications.filter((n) => JSON.stringify(n.options).includes('of its budget'));
+      await vi.waitFor(() => expect(budgetNotices()).toHaveLength(1), { timeout: 4000 });
+      expect(budgetNotices()[0]?.options).toMatchObject({
+        title: 'Gateway key "ci": 90 % of its budget',
+        body: expect.stringContaining('90 of 100 tokens per day used'),
+      });
+      await ask();
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(budgetNotices()).toHaveLength(1);
+      budgetNotices()[0]?.emit('click');
+      expect(f.calls.some(([c, ...a]) => c === 'webContents.send' && a.includes('usage'))).toBe(
+        true,
+      );
+    } finally {
+      await upstream.close();
+    }
+  });
+
   it('#1 from source, the Electron build of better-sqlite3 named by npm start is the one loaded', async () => {
     const missing = join(dir, 'electron-native', 'better_sqlite3.node');
     const f = await launch({ env: { BREAKWATER_SQLITE_BINDING: missing } });
@@ -385,5 +512,159 @@ describe('the desktop main process, run for real against a fake electron', () =>
     await f.exit;
     const again = await launch();
     expect(again.windows[0]?.options).toMatchObject({ x: 10, y: 20, width: 900, height: 600 });
+  });
+
+  it('Connect and Undo an agent over IPC: the CLI’s writer, in the home folder', async () => {
+    const saved = process.env.HOME;
+    const home = join(dir, 'home');
+    process.env.HOME = home;
+    try {
+      const f = await launch();
+      const config = join(home, '.codex', 'config.toml');
+      const connected = await invoke(f, actionChannel('connectAgent'), 'codex');
+      expect(connected).toMatchObject({ ok: true, data: { agent: 'codex', written: [config] } });
+      const { baseUrl } = (await snapshot(f)).gateway;
+      expect(readFileSync(config, 'utf8')).toContain(`base_url = "${baseUrl}/v1"`);
+      expect(await invoke(f, actionChannel('undoAgent'), 'codex')).toMatchObject({
+        ok: true,
+        data: { removed: [config] },
+      });
+      expect(existsSync(config)).toBe(false);
+      expect(await invoke(f, actionChannel('connectAgent'), 42)).toMatchObject({
+        ok: false,
+        error: 'invalid connectAgent payload: agent must be a non-empty string',
+      });
+      expect(await invoke(f, actionChannel('undoAgent'), 'vim')).toMatchObject({
+        ok: false,
+        code: 'not_found',
+      });
+    } finally {
+      process.env.HOME = saved;
+    }
+  });
+  it('update checks: never in a development run, off without a feed, and the tray says so', async () => {
+    const dev = await launch({ env: { BREAKWATER_UPDATE_URL: 'https://updates.example/' } });
+    await vi.waitFor(() => expect(trayItem(dev, 'Updates: development build')).toBeDefined());
+    expect(trayItem(dev, 'Check for updates…')?.enabled).toBe(false);
+    dev.electron.app.quit();
+    await dev.exit;
+
+    packagedResources();
+    const f = await launch({ packaged: true });
+    await vi.waitFor(() => expect(trayItem(f, 'Updates not configured')).toBeDefined());
+    expect(f.calls).toContainEqual([
+      'app.setAboutPanelOptions',
+      expect.objectContaining({ credits: 'Updates not configured' }),
+    ]);
+    expect(f.calls.filter(([c]) => String(c).startsWith('updater.'))).toEqual([]);
+  });
+
+  it('update checks with a feed: at start and from the tray, a notice when downloaded, install on request', async () => {
+    packagedResources();
+    const f = await launch({
+      packaged: true,
+      env: { BREAKWATER_UPDATE_URL: 'https://updates.example/breakwater/' },
+    });
+    await vi.waitFor(() => expect(f.calls).toContainEqual(['updater.checkForUpdates']));
+    expect(f.calls).toContainEqual([
+      'updater.setFeedURL',
+      { provider: 'generic', url: 'https://updates.example/breakwater/' },
+    ]);
+    expect(f.updater.autoInstallOnAppQuit).toBe(true);
+    const checks = () => f.calls.filter(([c]) => c === 'updater.checkForUpdates').length;
+
+    f.updater.emit('update-not-available', { version: '0.1.0' });
+    await vi.waitFor(() => expect(trayItem(f, 'Up to date')).toBeDefined());
+    trayItem(f, 'Check for updates…')?.click?.();
+    expect(checks()).toBe(2);
+
+    f.updater.emit('update-available', { version: '9.9.9' });
+    f.updater.emit('update-downloaded', { version: '9.9.9' });
+    await vi.waitFor(() => expect(trayItem(f, 'Restart to update')).toBeDefined());
+    expect(trayItem(f, 'Update 9.9.9 ready')).toBeDefined();
+    expect(f.calls).toContainEqual([
+      'notification.show',
+      expect.objectContaining({ title: 'Breakwater 9.9.9 is ready' }),
+    ]);
+    expect(f.calls).not.toContainEqual(['updater.quitAndInstall']);
+    trayItem(f, 'Restart to update')?.click?.();
+    expect(f.calls).toContainEqual(['updater.quitAndInstall']);
+  });
+
+  it('the tray switches the active combo, and a request for "default" follows it', async () => {
+    const primary = await startFakeUpstream();
+    const backup = await startFakeUpstream();
+    try {
+      const config = join(dir, 'config.json');
+      writeFileSync(config, JSON.stringify(standardConfig(primary, backup)));
+      const f = await launch({ args: ['--config', config] });
+      const { baseUrl } = (await snapshot(f)).gateway;
+      const ask = (model: string) =>
+        fetch(`${baseUrl}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] }),
+        });
+      const menu = trayItem(f, /^Active combo: /);
+      expect(menu?.label).toBe('Active combo: none');
+      expect(menu?.submenu?.map((i) => [i.label, i.type, i.checked])).toEqual([
+        ['None', 'radio', true],
+        ['coder', 'radio', false],
+        ['claude', 'radio', false],
+      ]);
+      expect((await ask('default')).status).toBe(404);
+
+      menu?.submenu?.[2]?.click?.();
+      await vi.waitFor(() => expect(trayItem(f, 'Active combo: claude')).toBeDefined());
+      expect((await snapshot(f)).gateway.activeCombo).toBe('claude');
+      expect((await ask('default')).status).toBe(200);
+      expect(primary.requests.at(-1)?.body.model).toBe('claude-test');
+
+      trayItem(f, /^Active combo: /)?.submenu?.[1]?.click?.();
+      await vi.waitFor(() => expect(trayItem(f, 'Active combo: coder')).toBeDefined());
+      expect((await ask('default')).status).toBe(200);
+      expect(primary.requests.at(-1)?.body.model).toBe('gpt-test');
+
+      // A combo added from the dashboard shows in the menu.
+      const added = await invoke(f, 'breakwater:action:saveCombo', {
+        name: 'solo',
+        strategy: 'priority',
+        targets: ['oa2/gpt-backup'],
+      });
+      expect(added.ok).toBe(true);
+      await vi.waitFor(() =>
+        expect(trayItem(f, /^Active combo: /)?.submenu?.map((i) => i.label)).toContain('solo'),
+      );
+    } finally {
+      await primary.close();
+      await backup.close();
+    }
+  });
+
+  it('changing the port from the dashboard: served on the new one, the tray and the window follow', async () => {
+    const f = await launch();
+    const before = (await snapshot(f)).gateway.baseUrl;
+    const free = await takenPort();
+    await new Promise((done) => servers.pop()?.close(done));
+    const moved = await invoke(f, 'breakwater:action:setGatewayAddress', { port: free });
+    expect(moved).toEqual({
+      ok: true,
+      data: { host: '127.0.0.1', port: free, baseUrl: `http://127.0.0.1:${free}` },
+    });
+    expect((await fetch(`http://127.0.0.1:${free}/v1/models`)).status).toBe(200);
+    await expect(fetch(`${before}/v1/models`)).rejects.toThrow();
+    expect(f.calls).toContainEqual(['webContents.reload']);
+    expect(f.calls).toContainEqual([
+      'tray.setToolTip',
+      expect.stringContaining(`http://127.0.0.1:${free}`),
+    ]);
+    expect(JSON.stringify(trayMenu(f))).toContain(`Copy base URL (http://127.0.0.1:${free})`);
+
+    const taken = await takenPort();
+    const refused = await invoke(f, 'breakwater:action:setGatewayAddress', { port: taken });
+    expect(refused).toMatchObject({ ok: false, code: 'address_in_use', field: 'port' });
+    expect((await snapshot(f)).gateway.port).toBe(free);
+    const bad = await invoke(f, 'breakwater:action:setGatewayAddress', 4242);
+    expect(bad).toMatchObject({ ok: false, error: expect.stringMatching(/must be an object/) });
   });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { RequestLogEntry } from '../../src/shared/contract';
 import { DEFAULT_REPLY_TEXT } from '../support/fake-upstream';
 import { eventually } from '../support/gateway';
+import { validateStreamEvent } from '../support/open-responses-schema';
 import { shapeHarness } from './shape-harness';
 
 // The idle timeout that heartbeats do not reset (RESILIENCE.md §6): 500 ms here, so a stream of
@@ -63,6 +64,21 @@ function chatText(body: string): string {
     .join('');
 }
 
+/**
+ * The events of a Responses stream conform (only the relay's own last one when the upstream's are
+ * passed through as they came), and the error that ends it is numbered next.
+ */
+function expectConformingResponsesEnd(body: string, passthrough = false): void {
+  const events = sseEvents(body);
+  for (const [i, e] of events.entries()) {
+    if (passthrough && i < events.length - 1) continue;
+    expect(validateStreamEvent(e.data), `event ${i} (${e.event})`).toEqual([]);
+  }
+  const numbers = events.map((e) => (e.data as { sequence_number: number }).sequence_number);
+  expect(numbers).toEqual(numbers.map((_, i) => i));
+  expect(events.at(-1)!.event).toBe('error');
+}
+
 async function lastRow(): Promise<RequestLogEntry> {
   const rows = () =>
     h.events.flatMap((e) => (e.type === 'request.completed' ? [e.entry as RequestLogEntry] : []));
@@ -115,6 +131,46 @@ describe('the idle timeout counts content, not heartbeats', () => {
       type: 'error',
       message: expect.stringMatching(/heartbeats/),
     });
+    expectConformingResponsesEnd(body);
+  });
+
+  it('Responses passthrough: the cut ends with an Open Responses error event numbered after the last', async () => {
+    h.gw.primary.script(HEARTBEATS_ONLY);
+    const res = await fetch(`${h.gw.url}/v1/responses`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'oa/gpt-test', stream: true, input: 'hi' }),
+    });
+    const body = await res.text();
+    expect(sseEvents(body).at(-1)!.data).toMatchObject({
+      error: { code: 'upstream_stream_interrupted', message: expect.stringMatching(/heartbeats/) },
+    });
+    expectConformingResponsesEnd(body, true);
+    expect(await lastRow()).toMatchObject({ errorClass: 'stream_timeout_idle' });
+  });
+
+  it('translated: keep-alives of an OpenAI upstream cut a Gemini client with a Gemini error', async () => {
+    h.gw.primary.script(HEARTBEATS_ONLY);
+    const res = await fetch(`${h.gw.url}/v1beta/models/coder:streamGenerateContent?alt=sse`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] }),
+    });
+    const last = sseEvents(await res.text()).at(-1)!;
+    expect(last.event).toBeNull();
+    expect(last.data).toMatchObject({
+      error: { code: 502, status: 'INTERNAL', message: expect.stringMatching(/heartbeats/) },
+    });
+  });
+
+  it('translated: pings of an Anthropic upstream cut a Chat client with a Chat error event', async () => {
+    h.gw.primary.script(HEARTBEATS_ONLY);
+    const { res } = await stream('/v1/chat/completions', 'an/claude-test');
+    const last = sseEvents(await res.text()).at(-1)!;
+    expect(last.event).toBeNull();
+    expect(last.data).toMatchObject({
+      error: { code: 'upstream_stream_interrupted', type: 'api_error' },
+    });
   });
 
   it('a slow stream whose content comes every 250 ms is served whole', async () => {
@@ -124,6 +180,21 @@ describe('the idle timeout counts content, not heartbeats', () => {
     expect(chatText(body)).toBe(DEFAULT_REPLY_TEXT);
     expect(body).not.toContain('"error"');
     expect(await lastRow()).toMatchObject({ status: 200, errorClass: null });
+  });
+
+  it('slow streams to Responses and Anthropic clients are served whole too', async () => {
+    h.gw.primary.script(SLOW_CONTENT, SLOW_CONTENT);
+    const responses = await fetch(`${h.gw.url}/v1/responses`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'oa/gpt-test', stream: true, input: 'hi' }),
+    });
+    const events = sseEvents(await responses.text());
+    expect(events.at(-1)!.event).toBe('response.completed');
+    const { res } = await stream('/v1/messages', 'an/claude-test');
+    const body = await res.text();
+    expect(body).toContain('message_stop');
+    expect(body).not.toContain('event: error');
   });
 
   it('switched off (streamRecovery.contentIdle=false), heartbeats keep the stream alive as bytes do', async () => {

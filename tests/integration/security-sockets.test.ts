@@ -48,7 +48,7 @@ describe('defect 2: a client has a bounded time to send its request, and bounded
   beforeAll(async () => {
     gs = createGatewayServer({
       host: '127.0.0.1',
-      apiKeys: [],
+      matchKey: () => null,
       log: captureLogger(),
       limits: { headersTimeoutMs: 400, requestTimeoutMs: 400, socketsPerAddress: 20 },
       // A long answer: the request timeout must not cut it.
@@ -100,7 +100,7 @@ describe('defect 2: a client has a bounded time to send its request, and bounded
   it('headers and the whole request are bounded at 30 s by default', () => {
     const { server } = createGatewayServer({
       host: '127.0.0.1',
-      apiKeys: [],
+      matchKey: () => null,
       log: captureLogger(),
       proxy: async () => {},
       admin: async () => {},

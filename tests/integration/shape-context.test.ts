@@ -47,6 +47,34 @@ describe('context editing', () => {
     );
   });
 
+  it('OpenAI-compatible (vLLM): "reduce the length of the messages or completion" → trimmed once', async () => {
+    h.gw.backup.script(
+      {
+        status: 400,
+        body: {
+          object: 'error',
+          type: 'BadRequestError',
+          message:
+            "This model's maximum context length is 32768 tokens. However, you requested 40000 tokens (39000 in the messages, 1000 in the completion). Please reduce the length of the messages or completion.",
+          param: null,
+          code: 400,
+        },
+      },
+      {},
+    );
+    const res = await fetch(`${h.gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'oa2/gpt-backup', messages: conversation }),
+    });
+    expect(res.status).toBe(200);
+    const sent = h.gw.backup.requests.filter((r) => r.method === 'POST');
+    expect(sent).toHaveLength(2);
+    expect(sent[0]!.body.messages).toHaveLength(7);
+    expect(sent[1]!.body.messages.length).toBeLessThan(7);
+    expect(sent[1]!.body.messages.at(-1).content).toBe('latest');
+  });
+
   it('OpenAI: context_length_exceeded; off by default, the 400 is relayed with one request', async () => {
     const refusal = {
       status: 400,

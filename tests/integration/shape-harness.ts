@@ -1,8 +1,8 @@
 // What the issue-17 integration tests share: one gateway per file with its events collected, and
 // the providers' error bodies as the fake upstream scripts them.
 import { afterAll, beforeAll, beforeEach } from 'vitest';
-import type { EngineEvent } from '../../src/shared/contract';
-import type { FakeStep } from '../support/fake-upstream';
+import type { BreakwaterConfig, EngineEvent } from '../../src/shared/contract';
+import type { FakeStep, FakeUpstream } from '../support/fake-upstream';
 import { startGateway, type TestGateway } from '../support/gateway';
 
 export interface Harness {
@@ -16,14 +16,17 @@ export interface Harness {
  * Starts a gateway for the file; before each test the fakes, resilience state, events and learnt
  * fixes are cleared, then `before` runs (settings of the test file).
  */
-export function shapeHarness(before?: (gw: TestGateway) => void): Harness {
+export function shapeHarness(
+  before?: (gw: TestGateway) => void,
+  config?: (primary: FakeUpstream, backup: FakeUpstream) => BreakwaterConfig,
+): Harness {
   const h: Harness = {
     gw: undefined as unknown as TestGateway,
     events: [],
     listen: () => h.gw.engine.onEvent((e) => h.events.push(e)),
   };
   beforeAll(async () => {
-    h.gw = await startGateway();
+    h.gw = await startGateway(config ? { config } : {});
     h.listen();
   });
   afterAll(() => h.gw.close());

@@ -150,6 +150,15 @@ const CASES: Case[] = [
     header: /dropped parallel_tool_calls/,
   },
   {
+    name: 'OpenAI-compatible (Groq): reasoning_effort lowered a level when no list is given',
+    fake: () => h.gw.backup,
+    send: () => chat('oa2/gpt-backup', { reasoning_effort: 'xhigh' }),
+    refusal: groqError('`reasoning_effort` must be one of the levels this model supports'),
+    before: (b) => expect(b.reasoning_effort).toBe('xhigh'),
+    after: (b) => expect(b.reasoning_effort).toBe('high'),
+    header: /lowered reasoning_effort from xhigh to high/,
+  },
+  {
     name: 'OpenAI-compatible (Groq): max_tokens clamped to the stated maximum',
     fake: () => h.gw.backup,
     send: () => chat('oa2/gpt-backup', { max_tokens: 50000 }),
@@ -185,6 +194,13 @@ describe('a refused shape is repaired once, remembered, and sent right the next 
       c.after(bodies(fake)[2]);
       // No cooldown, no breaker failure: a repaired request is one successful attempt.
       expect(h.events.some((e) => e.type === 'connection.cooldown')).toBe(false);
+
+      // And after a restart, still corrected at once.
+      await h.gw.restart();
+      h.listen();
+      expect((await c.send()).status).toBe(200);
+      expect(bodies(fake)).toHaveLength(4);
+      c.after(bodies(fake)[3]);
     });
   }
 });

@@ -189,6 +189,19 @@ describe('cost-optimized', () => {
     );
     expect(gw.primary.requestCount).toBe(0);
   });
+  it('streaming, from an Anthropic client', async () => {
+    const stream = anthropic.messages.stream({
+      model: 'cheap',
+      max_tokens: 100,
+      messages: [{ role: 'user', content: 'hello there' }],
+    });
+    expect((await stream.finalMessage()).content[0]).toMatchObject({ type: 'text' });
+    const { response } = await stream.withResponse();
+    expect(decodeURIComponent(response.headers.get('x-breakwater-decision')!)).toMatch(
+      /^combo cheap \(cost-optimized\); picked b\/m: .*; b\/m@b-1 served$/,
+    );
+    expect(gw.primary.requestCount).toBe(0);
+  });
 });
 
 describe('context-optimized', () => {
@@ -287,6 +300,9 @@ describe('quota-share', () => {
     expect(decision).toBe(
       `combo share (quota-share); picked p/m@${free} over p/m@${held.busy}: 0 in flight vs at its limit; p/m@${free} served`,
     );
+    const streamed = await streamChat('share');
+    expect(streamed.text.length).toBeGreaterThan(0);
+    expect(streamed.decision).toContain(`picked p/m@${free} over p/m@${held.busy}`);
     await held.done;
   });
 });

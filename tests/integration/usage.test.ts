@@ -204,11 +204,46 @@ describe('usage accounting through the gateway', () => {
     }
   });
 
+  it('prompt-cache hit rate (cache reads ÷ input) per connection and per session', async () => {
+    const before = row(await usage('since=1h&by=connection'), 'oa-1')!;
+    gw.primary.script({
+      body: {
+        id: 'c-cache',
+        object: 'chat.completion',
+        created: 1,
+        model: 'gpt-test',
+        choices: [
+          { index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' },
+        ],
+        usage: {
+          prompt_tokens: 1000,
+          completion_tokens: 10,
+          total_tokens: 1010,
+          prompt_tokens_details: { cached_tokens: 600 },
+        },
+      },
+    });
+    await openai.chat.completions.create({
+      model: 'oa/gpt-test',
+      messages,
+      prompt_cache_key: 'cache-session-1',
+    });
+    const session = row(await usage('since=1h&by=session'), 'cache-session-1')!;
+    expect(session).toMatchObject({ inputTokens: 1000, cacheReadTokens: 600, cacheHitRate: 0.6 });
+    const conn = row(await usage('since=1h&by=connection'), 'oa-1')!;
+    expect(conn.cacheHitRate).toBeCloseTo(
+      (before.cacheReadTokens + 600) / (before.inputTokens + 1000),
+      12,
+    );
+    // Anthropic's answers here reported no cache reads.
+    expect(row(await usage('since=1h&by=connection'), 'an-1')!.cacheHitRate).toBe(0);
+  });
+
   it('roll-ups survive a restart (no config)', async () => {
     const before = await usage('since=1h&by=model');
     await gw.restart();
     const after = await usage('since=1h&by=model');
     expect(after.rows).toEqual(before.rows);
-    expect(after.rows.reduce((n, r) => n + r.requests, 0)).toBe(7);
+    expect(after.rows.reduce((n, r) => n + r.requests, 0)).toBe(8);
   });
 });

@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 const ROOT = resolve(__dirname, '../..');
 const TSX = join(ROOT, 'node_modules/.bin/tsx');
 const CLI = join(ROOT, 'src/main/cli.ts');
+const BUILT_CLI = join(ROOT, 'out/main/cli.js');
 
 export interface CliRun {
   child: ChildProcess;
@@ -15,9 +16,13 @@ export interface CliRun {
 
 const running: ChildProcess[] = [];
 
-/** Starts `breakwater <args>` with exactly `env`; `killCliRuns` ends what is still running. */
-export function runCli(args: string[], env: NodeJS.ProcessEnv): CliRun {
-  const child = spawn(TSX, [CLI, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Starts `breakwater <args>` with exactly `env`, from the built CLI when `built` (as users run it,
+ * once built); `killCliRuns` ends what is still running.
+ */
+export function runCli(args: string[], env: NodeJS.ProcessEnv, built = false): CliRun {
+  const [command, entry] = built ? [process.execPath, BUILT_CLI] : [TSX, CLI];
+  const child = spawn(command, [entry, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   running.push(child);
   let out = '';
   let err = '';

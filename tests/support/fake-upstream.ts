@@ -1,13 +1,23 @@
 // In-repo fake LLM upstream: one loopback HTTP server that speaks OpenAI Chat Completions,
-// OpenAI Responses and Anthropic Messages (streaming and not), with per-request scripted
-// behaviour (errors, delays, stalls, resets) so gateway tests never need the network.
+// OpenAI Responses, Anthropic Messages and the Gemini API (streaming and not), with per-request
+// scripted behaviour (errors, delays, stalls, resets) so gateway tests never need the network.
 //
 // Routes answer with and without the `/v1` prefix: OpenAI-format providers are configured with
-// a baseUrl ending in `/v1`, Anthropic-format ones append `/v1/messages` to a bare host.
+// a baseUrl ending in `/v1`, Anthropic-format ones append `/v1/messages` to a bare host, and
+// Gemini-format ones (base URL `…/v1beta`) call `/v1beta/models/{model}:{method}`.
 
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import {
+  type GeminiCall,
+  geminiBody,
+  geminiCall,
+  geminiError,
+  geminiModels,
+  geminiStream,
+  geminiStreamError,
+} from './fake-gemini';
 import { type FakeToolCall, type ToolReply, toolReplyBody, toolReplyStream } from './fake-tools';
 
 export type { FakeToolCall } from './fake-tools';
@@ -48,8 +58,11 @@ export interface FakeStep {
    * `true` generates a realistic error payload for the format; strings are sent verbatim.
    */
   streamError?: unknown;
-  /** Token counts reported in every usage field (default: ~length/4 estimates). */
-  usage?: { input: number; output: number };
+  /**
+   * Token counts reported in every usage field (default: ~length/4 estimates). `cached` (part of
+   * input) and `reasoning` (part of output) are reported by the Gemini mode only.
+   */
+  usage?: { input: number; output: number; cached?: number; reasoning?: number };
   /**
    * Benchmarks, paced streams only (`chunkDelayMs` > 0): each occurrence of this marker in a
    * write is replaced by `process.hrtime.bigint()` (monotonic, machine-wide) at the moment of the
@@ -185,8 +198,8 @@ export const DEFAULT_MODELS: readonly string[] = [
 const DEFAULT_CHUNKS = 5;
 const MODELS_CREATED = 1_700_000_000;
 
-type Route = 'chat' | 'responses' | 'messages' | 'count_tokens' | 'models';
-type Format = 'openai' | 'anthropic';
+type Route = 'chat' | 'responses' | 'messages' | 'count_tokens' | 'models' | 'gemini';
+type Format = 'openai' | 'anthropic' | 'gemini';
 type Json = Record<string, unknown>;
 
 interface Usage {
@@ -207,11 +220,19 @@ const estimateTokens = (s: string): number => Math.max(1, Math.ceil(s.length / 4
 const sse = (event: string, data: unknown): string =>
   `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 
-function route(url: string): Route | undefined {
+/** The path without its query and its `/v1` (or Gemini's `/v1beta`) prefix. */
+function bare(url: string): string {
   const q = url.indexOf('?');
   let p = q === -1 ? url : url.slice(0, q);
   if (p.startsWith('/v1/')) p = p.slice(3);
+  else if (p.startsWith('/v1beta/')) p = p.slice(7);
   if (p.length > 1 && p.endsWith('/')) p = p.slice(0, -1);
+  return p;
+}
+
+function route(url: string): Route | undefined {
+  const p = bare(url);
+  if (geminiCall(p)) return 'gemini';
   switch (p) {
     case '/chat/completions':
       return 'chat';
@@ -278,6 +299,7 @@ function anthropicError(type: string, message: string, requestId: string) {
 /** A realistic body for a scripted error status without an explicit `body`. */
 function statusErrorBody(format: Format, status: number, requestId: string): Json {
   const message = `Fake upstream scripted error (HTTP ${status})`;
+  if (format === 'gemini') return geminiError(status, message);
   if (format === 'anthropic') {
     const type =
       status === 400
@@ -309,6 +331,7 @@ function statusErrorBody(format: Format, status: number, requestId: string): Jso
 
 /** The first-and-only SSE event of a `streamError` step. */
 function streamErrorEvent(r: Route, err: unknown): string {
+  if (r === 'gemini') return geminiStreamError(err);
   if (r === 'chat') {
     const data =
       err === true
@@ -339,6 +362,16 @@ function streamErrorEvent(r: Route, err: unknown): string {
 
 /** Required-field checks, so translation bugs in the gateway surface as 400s like upstream. */
 function validate(r: Route, body: Json): { param: string; message: string } | undefined {
+  if (r === 'gemini') {
+    // The model is in the path; Gemini refuses a request without contents.
+    if (!Array.isArray(body.contents) || body.contents.length === 0) {
+      return {
+        param: 'contents',
+        message: '* GenerateContentRequest.contents: contents is not specified',
+      };
+    }
+    return undefined;
+  }
   if (typeof body.model !== 'string' || body.model === '') {
     return { param: 'model', message: 'model: Field required' };
   }
@@ -716,21 +749,26 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
     };
     const url = req.url ?? '/';
     const r = route(url);
+    const gemini: GeminiCall | undefined = r === 'gemini' ? geminiCall(bare(url)) : undefined;
     const format: Format =
-      r === 'messages' || r === 'count_tokens' || url.includes('/messages')
-        ? 'anthropic'
-        : 'openai';
+      r === 'gemini' || url.startsWith('/v1beta/')
+        ? 'gemini'
+        : r === 'messages' || r === 'count_tokens' || url.includes('/messages')
+          ? 'anthropic'
+          : 'openai';
     const fail = (status: number, param: string | null, message: string, oaCode: string | null) => {
       sendJson(
         res,
         status,
-        format === 'anthropic'
-          ? anthropicError(
-              status === 404 ? 'not_found_error' : 'invalid_request_error',
-              message,
-              requestId,
-            )
-          : openaiError(message, 'invalid_request_error', param, oaCode),
+        format === 'gemini'
+          ? geminiError(status, message)
+          : format === 'anthropic'
+            ? anthropicError(
+                status === 404 ? 'not_found_error' : 'invalid_request_error',
+                message,
+                requestId,
+              )
+            : openaiError(message, 'invalid_request_error', param, oaCode),
         idHeaders,
       );
     };
@@ -750,6 +788,7 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
       if (api.modelsAnswer) {
         return sendJson(res, api.modelsAnswer.status, api.modelsAnswer.body, idHeaders);
       }
+      if (format === 'gemini') return sendJson(res, 200, geminiModels(api.models), idHeaders);
       const anthropicStyle = req.headers['anthropic-version'] !== undefined;
       const data = anthropicStyle
         ? api.models.map((id) => ({
@@ -785,6 +824,9 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
     if (r === 'count_tokens') {
       return sendJson(res, 200, { input_tokens: estimateTokens(rawBody) }, idHeaders);
     }
+    if (gemini?.method === 'countTokens') {
+      return sendJson(res, 200, { totalTokens: estimateTokens(rawBody) }, idHeaders);
+    }
 
     // A generation request: consume a step.
     const step = queue.shift() ?? defaultStep;
@@ -805,48 +847,54 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
     if (status >= 300)
       return sendJson(res, status, statusErrorBody(format, status, requestId), headers);
 
-    const model = body.model as string;
+    const model = gemini ? gemini.model : (body.model as string);
     const text = step.text ?? (step.toolCalls ? '' : DEFAULT_REPLY_TEXT);
-    const usage: Usage = step.usage ?? {
+    const usage: FakeStep['usage'] & Usage = step.usage ?? {
       input: estimateTokens(rawBody),
       output: estimateTokens(text),
     };
     const created = Math.floor(started / 1000);
-    const stream = body.stream === true;
-    const toolReply: ToolReply | null = step.toolCalls
-      ? {
-          route: r,
-          id:
-            r === 'chat'
-              ? `chatcmpl-${tag}${n}`
-              : r === 'responses'
-                ? `resp_${tag}${n}`
-                : `msg_${tag}${n}`,
-          suffix: `${tag}${n}`,
-          created,
-          model,
-          text,
-          calls: step.toolCalls,
-          usage,
-          chunks: step.chunks ?? 3,
-        }
+    const stream = gemini ? gemini.method === 'streamGenerateContent' : body.stream === true;
+    const geminiReply = gemini
+      ? { responseId: `resp_${tag}${n}`, model, text, calls: step.toolCalls ?? [], usage }
       : null;
+    const toolReply: ToolReply | null =
+      step.toolCalls && r !== 'gemini'
+        ? {
+            route: r,
+            id:
+              r === 'chat'
+                ? `chatcmpl-${tag}${n}`
+                : r === 'responses'
+                  ? `resp_${tag}${n}`
+                  : `msg_${tag}${n}`,
+            suffix: `${tag}${n}`,
+            created,
+            model,
+            text,
+            calls: step.toolCalls,
+            usage,
+            chunks: step.chunks ?? 3,
+          }
+        : null;
 
     if (!stream) {
-      const payload = toolReply
-        ? toolReplyBody(toolReply)
-        : r === 'chat'
-          ? chatCompletion(`chatcmpl-${tag}${n}`, created, model, text, usage)
-          : r === 'responses'
-            ? responseObject(
-                `resp_${tag}${n}`,
-                created,
-                model,
-                'completed',
-                [messageItem(`msg_${tag}${n}`, 'completed', text)],
-                usage,
-              )
-            : anthropicMessage(`msg_${tag}${n}`, model, text, usage);
+      const payload = geminiReply
+        ? geminiBody(geminiReply)
+        : toolReply
+          ? toolReplyBody(toolReply)
+          : r === 'chat'
+            ? chatCompletion(`chatcmpl-${tag}${n}`, created, model, text, usage)
+            : r === 'responses'
+              ? responseObject(
+                  `resp_${tag}${n}`,
+                  created,
+                  model,
+                  'completed',
+                  [messageItem(`msg_${tag}${n}`, 'completed', text)],
+                  usage,
+                )
+              : anthropicMessage(`msg_${tag}${n}`, model, text, usage);
       if (step.stallAfterChunks === undefined && step.resetAfterChunks === undefined) {
         return sendJson(res, status, payload, headers);
       }
@@ -876,23 +924,33 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
       return;
     }
     const parts = split(text, step.chunks ?? DEFAULT_CHUNKS);
-    const plan = toolReply
-      ? toolReplyStream(
-          toolReply,
-          (body.stream_options as Json | undefined)?.include_usage === true,
-        )
-      : r === 'chat'
-        ? chatStream(
-            `chatcmpl-${tag}${n}`,
-            created,
-            model,
-            parts,
-            usage,
+    const plan = geminiReply
+      ? geminiStream(geminiReply, parts)
+      : toolReply
+        ? toolReplyStream(
+            toolReply,
             (body.stream_options as Json | undefined)?.include_usage === true,
           )
-        : r === 'responses'
-          ? responsesStream(`resp_${tag}${n}`, `msg_${tag}${n}`, created, model, text, parts, usage)
-          : anthropicStream(`msg_${tag}${n}`, model, parts, usage);
+        : r === 'chat'
+          ? chatStream(
+              `chatcmpl-${tag}${n}`,
+              created,
+              model,
+              parts,
+              usage,
+              (body.stream_options as Json | undefined)?.include_usage === true,
+            )
+          : r === 'responses'
+            ? responsesStream(
+                `resp_${tag}${n}`,
+                `msg_${tag}${n}`,
+                created,
+                model,
+                text,
+                parts,
+                usage,
+              )
+            : anthropicStream(`msg_${tag}${n}`, model, parts, usage);
 
     let head = plan.head;
     if (step.heartbeats) {

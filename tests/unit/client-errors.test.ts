@@ -7,9 +7,11 @@ import {
   errorBody,
   type GatewayError,
   kindForStatus,
+  nextSequenceNumber,
   streamErrorEvent,
 } from '../../src/main/engine/wire/client-errors';
 import type { ClientFormat } from '../../src/shared/contract';
+import { validateStreamEvent } from '../support/open-responses-schema';
 
 const NOT_FOUND: GatewayError = {
   status: 404,
@@ -156,6 +158,34 @@ describe('a failure after the stream was committed ends it with an error event i
       code: 'stream_stalled',
       param: null,
     });
+  });
+
+  it('Responses: the event conforms to the Open Responses `error` event, with its sequence number', () => {
+    const { data } = parseEvent(streamErrorEvent('openai-responses', err, 7));
+    expect(validateStreamEvent(data)).toEqual([]);
+    expect(data).toMatchObject({
+      sequence_number: 7,
+      error: {
+        type: 'api_error',
+        code: 'stream_stalled',
+        message: 'upstream stalled',
+        param: null,
+      },
+    });
+    // Without the number or the nested object, the schema refuses it (the check can fail).
+    const { sequence_number: _, ...unnumbered } = data as Record<string, unknown>;
+    expect(validateStreamEvent(unnumbered)).not.toEqual([]);
+  });
+
+  it('the next sequence number continues the last one relayed, across a chunk boundary', () => {
+    const a = Buffer.from(
+      'event: x\ndata: {"type":"x","sequence_number":3}\n\nevent: y\ndata: {"type":"y","seq',
+    );
+    const b = Buffer.from('uence_number": 4,"delta":"hi"}\n\n');
+    expect(nextSequenceNumber([a, b])).toBe(5);
+    expect(nextSequenceNumber([a])).toBe(4);
+    expect(nextSequenceNumber([Buffer.from(': keep-alive\n\n')])).toBe(0);
+    expect(nextSequenceNumber([])).toBe(0);
   });
 });
 

@@ -146,7 +146,16 @@ describe.each(AGENT_IDS)('breakwater connect %s', (agent) => {
     expect(connectAgent(agent, home, TARGET).written).toEqual(files(agent));
     CHECKS[agent]();
     const after = files(agent).map((p) => readFileSync(p, 'utf8'));
-    expect(connectAgent(agent, home, TARGET)).toEqual({ written: [], unchanged: files(agent) });
+    // The backups of the files that existed, made by the first run, are kept and named.
+    const backups = files(agent)
+      .map((p) => `${p}.breakwater-backup`)
+      .filter((p) => existsSync(p));
+    expect(backups.length).toBeGreaterThan(0);
+    expect(connectAgent(agent, home, TARGET)).toEqual({
+      written: [],
+      unchanged: files(agent),
+      backups,
+    });
     expect(files(agent).map((p) => readFileSync(p, 'utf8'))).toEqual(after);
     expect(undoAgent(agent, home).restored).toEqual(files(agent));
     expect(files(agent).map((p) => readFileSync(p))).toEqual(before);

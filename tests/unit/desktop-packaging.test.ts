@@ -267,6 +267,25 @@ describe('electron-builder config', () => {
   it("validates against electron-builder's own JSON schema", async () => {
     await expect(validateConfiguration(config, quiet)).resolves.toBeUndefined();
   });
+  it('still validates with the publish feed `npm run package` adds from BREAKWATER_UPDATE_URL', async () => {
+    const args: string[] = pack.builderOverrides({
+      root: ROOT,
+      stageDir: '/s',
+      env: { BREAKWATER_UPDATE_URL: 'https://updates.example/breakwater/' },
+      platform: 'linux',
+      electronVersion: '45.5.0',
+    });
+    const publish: Record<string, string> = {};
+    for (const a of args) {
+      const m = /^-c\.publish\.(\w+)=(.*)$/.exec(a);
+      if (m?.[1] && m[2] !== undefined) publish[m[1]] = m[2];
+    }
+    expect(publish).toEqual({ provider: 'generic', url: 'https://updates.example/breakwater/' });
+    await expect(validateConfiguration({ ...config, publish }, quiet)).resolves.toBeUndefined();
+    await expect(
+      validateConfiguration({ ...config, publish: { provider: 'nowhere' } }, quiet),
+    ).rejects.toThrow(/publish/);
+  });
   it('is really checked: an unknown option is refused', async () => {
     await expect(validateConfiguration({ ...config, notAnOption: 1 }, quiet)).rejects.toThrow(
       /notAnOption/,

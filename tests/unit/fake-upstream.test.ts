@@ -410,3 +410,77 @@ describe('fast mode', () => {
     }
   });
 });
+
+describe('the Gemini API', () => {
+  const gemini = (
+    method: string,
+    body: unknown = { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] },
+  ) =>
+    fetch(`${fake.url}/v1beta/models/gemini-fake:${method}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-goog-api-key': 'AIza-test' },
+      body: JSON.stringify(body),
+    });
+
+  it('answers generateContent with candidates and usageMetadata as Google counts', async () => {
+    fake.script({ text: 'hello', usage: { input: 10, output: 7, cached: 4, reasoning: 3 } });
+    const res = await gemini('generateContent');
+    expect(await res.json()).toMatchObject({
+      candidates: [
+        { content: { role: 'model', parts: [{ text: 'hello' }] }, finishReason: 'STOP' },
+      ],
+      usageMetadata: {
+        promptTokenCount: 10,
+        candidatesTokenCount: 4,
+        thoughtsTokenCount: 3,
+        cachedContentTokenCount: 4,
+        totalTokenCount: 17,
+      },
+      modelVersion: 'gemini-fake',
+    });
+    expect(fake.requests[0]?.headers['x-goog-api-key']).toBe('AIza-test');
+  });
+
+  it('streams text chunks, then the calls with the finish reason and the final counts', async () => {
+    fake.script({
+      text: 'abcdef',
+      chunks: 3,
+      toolCalls: [{ id: 'c1', name: 'f', arguments: { a: 1 } }],
+    });
+    const text = await (await gemini('streamGenerateContent?alt=sse')).text();
+    const chunks = text
+      .split('\n\n')
+      .filter((l) => l.startsWith('data: '))
+      .map((l) => JSON.parse(l.slice(6)));
+    expect(chunks.map((c) => c.candidates[0].content.parts[0])).toEqual([
+      { text: 'ab' },
+      { text: 'cd' },
+      { text: 'ef' },
+      { functionCall: { id: 'c1', name: 'f', args: { a: 1 } } },
+    ]);
+    expect(chunks.at(-1).candidates[0].finishReason).toBe('STOP');
+  });
+
+  it('sends scripted errors in Google’s shape, counts tokens and refuses a request without contents', async () => {
+    fake.script({ status: 429, headers: { 'retry-after': '7' } });
+    const limited = await gemini('generateContent');
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('retry-after')).toBe('7');
+    expect(((await limited.json()) as { error: unknown }).error).toMatchObject({
+      code: 429,
+      status: 'RESOURCE_EXHAUSTED',
+    });
+    fake.script({ streamError: true });
+    expect(await (await gemini('streamGenerateContent?alt=sse')).text()).toMatch(
+      /^data: \{"error":\{"code":500,.*"status":"INTERNAL"/,
+    );
+    expect(await (await gemini('countTokens')).json()).toMatchObject({
+      totalTokens: expect.any(Number),
+    });
+    const bad = await gemini('generateContent', {});
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: unknown }).error).toMatchObject({
+      status: 'INVALID_ARGUMENT',
+    });
+  });
+});

@@ -6,10 +6,8 @@ import {
   isJsonContentType,
   isLoopbackAddress,
   isLoopbackHost,
-  matchGatewayKey,
   presentedKey,
 } from '../../src/main/engine/wire/guard';
-import type { GatewayApiKeyConfig } from '../../src/shared/contract';
 
 const LOOPBACK = { host: '127.0.0.1' };
 
@@ -150,27 +148,6 @@ describe('proxy endpoints accept Authorization: Bearer <key> or x-api-key: <key>
     expect(presentedKey({ authorization: 'Basic dXNlcjpwYXNz', 'x-api-key': 'bw-key-3' })).toBe(
       'bw-key-3',
     );
-  });
-});
-
-describe('matchGatewayKey: the configured key the client presented', () => {
-  const keys: GatewayApiKeyConfig[] = [
-    { name: 'agent', key: 'agent-key-0123456789' },
-    { name: 'ci', key: 'ci-key-0123456789abc', scopes: ['lease:exclusive'] },
-  ];
-
-  it('returns the matching key record', () => {
-    expect(matchGatewayKey(keys, 'ci-key-0123456789abc')).toBe(keys[1]);
-    expect(matchGatewayKey(keys, 'agent-key-0123456789')).toBe(keys[0]);
-  });
-
-  it('no match for a wrong, shorter, longer or absent key', () => {
-    expect(matchGatewayKey(keys, 'agent-key-0123456780')).toBeNull();
-    expect(matchGatewayKey(keys, 'agent-key')).toBeNull();
-    expect(matchGatewayKey(keys, 'agent-key-0123456789x')).toBeNull();
-    expect(matchGatewayKey(keys, null)).toBeNull();
-    expect(matchGatewayKey(keys, '')).toBeNull();
-    expect(matchGatewayKey([], 'agent-key-0123456789')).toBeNull();
   });
 });
 

@@ -128,6 +128,9 @@ describe('layers', () => {
         file.startsWith('src/main/shell/') ||
         file.startsWith('src/preload/');
       if (electron && !shellSide) problems.push(`${file} imports electron`);
+      if (/'electron-updater'/.test(text) && !file.startsWith('src/main/shell/')) {
+        problems.push(`${file} imports electron-updater`);
+      }
       if (file.startsWith('src/main/engine/') && /from\s*'react(-dom)?(\/[^']*)?'/.test(text)) {
         problems.push(`${file} imports React`);
       }

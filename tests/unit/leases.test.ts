@@ -291,7 +291,7 @@ function service(s: Store): LeaseService {
     repo: s.leases,
     emit: (e) => events.push(e),
     log: silent,
-    keys: KEYS,
+    keyNamed: (name) => KEYS.find((k) => k.name === name) ?? null,
     catalog: () => cat,
     exclusion: (c) =>
       cooling.has(c.connection.id)
@@ -488,7 +488,7 @@ describe('POST /api/v1/session-leases actions (service level, real SQLite)', () 
       repo: store.leases,
       emit: (e) => events.push(e),
       log: silent,
-      keys: KEYS,
+      keyNamed: (name) => KEYS.find((k) => k.name === name) ?? null,
       catalog: () => cat,
       exclusion: () => null,
       connectionEligible: () => true,
@@ -514,7 +514,7 @@ describe('POST /api/v1/session-leases actions (service level, real SQLite)', () 
       repo: store.leases,
       emit: (e) => events.push(e),
       log: silent,
-      keys: KEYS.filter((k) => k.name !== 'b'),
+      keyNamed: (name) => (name === 'b' ? null : key(name)),
       catalog: () => cat,
       exclusion: () => null,
       connectionEligible: () => true,

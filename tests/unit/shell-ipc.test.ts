@@ -89,6 +89,10 @@ describe('IPC action handlers', () => {
     ['testConnection', [42]],
     ['testConnection', [{ id: 'oa-1' }]],
     ['testConnection', ['oa-1', 'extra']],
+    ['clearLearnedFixes', ['oa']],
+    ['clearLearnedFixes', [{ provider: '' }]],
+    ['clearLearnedFixes', [{ provider: 'oa', param: 'top_p' }]],
+    ['clearLearnedFixes', [{}, {}]],
   ] as const)('refuse a bad payload: %s %j', async (method, args) => {
     const { ctx, calls } = context();
     const r = await dispatchAction(ctx, method, GOOD, [...args]);
@@ -103,6 +107,17 @@ describe('IPC action handlers', () => {
       data: null,
     });
     expect(calls).toEqual([['testConnection', 'oa-1']]);
+  });
+  it('pass learnt-fix filters through: all, one provider, one model', async () => {
+    const { ctx, calls } = context();
+    for (const args of [[], [{ provider: 'oa' }], [{ provider: 'oa', model: 'gpt-5' }]]) {
+      expect((await dispatchAction(ctx, 'clearLearnedFixes', GOOD, args)).ok).toBe(true);
+    }
+    expect(calls).toEqual([
+      ['clearLearnedFixes'],
+      ['clearLearnedFixes', { provider: 'oa' }],
+      ['clearLearnedFixes', { provider: 'oa', model: 'gpt-5' }],
+    ]);
   });
   it('have a payload check for every action channel', () => {
     for (const m of ACTION_METHODS) expect(typeof PAYLOAD_CHECKS[m]).toBe('function');

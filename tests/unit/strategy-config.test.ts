@@ -11,7 +11,7 @@ import {
   resetTime,
 } from '../../src/main/engine/routing/rate-limit-headers';
 import { openStore, type Store } from '../../src/main/engine/store/index';
-import { validateCombo } from '../../src/shared/schema/combo';
+import { comboTargets, validateCombo } from '../../src/shared/schema/combo';
 import { validateModelEntry, validateProvider } from '../../src/shared/schema/provider';
 import { ValidationError } from '../../src/shared/validation-error';
 
@@ -58,14 +58,38 @@ describe('combos: strategies, weighted targets and options', () => {
       ),
     );
     expect(err.field).toBe('x.options.stickyLimit');
-    expect(err.reason).toBe('is not an option of weighted (it has none)');
+    expect(err.reason).toBe('is not an option of weighted (its options: contextEditing)');
     const auto = rejection(() =>
       validateCombo(
         { name: 'c', strategy: 'auto', targets: ['a/m'], options: { windowMs: 5000 } },
         'x',
       ),
     );
-    expect(auto.reason).toBe('is not an option of auto (its options: weights)');
+    expect(auto.reason).toBe('is not an option of auto (its options: weights, contextEditing)');
+  });
+  it('contextEditing: a switch of any strategy, checked as one', () => {
+    for (const strategy of ['priority', 'weighted', 'quota-share'] as const) {
+      expect(
+        validateCombo(
+          { name: 'c', strategy, targets: ['a/m'], options: { contextEditing: true } },
+          'x',
+        ).options,
+      ).toEqual({ contextEditing: true });
+    }
+    expect(
+      validateCombo(
+        { name: 'c', strategy: 'priority', targets: ['a/m'], options: { contextEditing: false } },
+        'x',
+      ).options,
+    ).toEqual({ contextEditing: false });
+    const err = rejection(() =>
+      validateCombo(
+        { name: 'c', strategy: 'priority', targets: ['a/m'], options: { contextEditing: 'yes' } },
+        'x',
+      ),
+    );
+    expect(err.field).toBe('x.options.contextEditing');
+    expect(err.reason).toBe('must be true or false');
   });
   it('quota-share: unit and the switch for sharing between keys', () => {
     expect(
@@ -121,15 +145,77 @@ describe('combos: strategies, weighted targets and options', () => {
     );
     expect(zero.reason).toBe('weighted needs at least one weight above 0');
   });
-  it('refuses the strategies not built yet rather than routing them some other way', () => {
-    for (const strategy of ['context-relay', 'fusion', 'pipeline']) {
-      const err = rejection(() => validateCombo({ name: 'c', strategy, targets: ['a/m'] }, 'x'));
-      expect(err.field).toBe('x.strategy');
-      expect(err.reason).toMatch(
-        new RegExp(
-          `^"${strategy}" is not available in this version \\(available: priority, weighted, `,
-        ),
-      );
+  it('multi-call strategies: their options, required and checked, with clear errors', () => {
+    const fusion = validateCombo(
+      { name: 'f', strategy: 'fusion', options: { panel: ['a/m', 'b/m@b-1'], judge: 'c/m' } },
+      'x',
+    );
+    expect(fusion).toEqual({
+      name: 'f',
+      strategy: 'fusion',
+      targets: [],
+      options: { panel: ['a/m', 'b/m@b-1'], judge: 'c/m' },
+    });
+    expect(comboTargets(fusion)).toEqual(['a/m', 'b/m@b-1', 'c/m']);
+    const relay = validateCombo(
+      { name: 'r', strategy: 'context-relay', targets: ['a/m'], options: { summarizer: 's/m' } },
+      'x',
+    );
+    expect(relay.options).toEqual({ summarizer: 's/m' });
+    expect(
+      validateCombo({ name: 'p', strategy: 'pipeline', targets: ['a/m', 'b/m'] }, 'x'),
+    ).toEqual({ name: 'p', strategy: 'pipeline', targets: ['a/m', 'b/m'] });
+    const cases: [unknown, string, RegExp][] = [
+      [{ strategy: 'fusion', options: { judge: 'c/m' } }, 'x.options.panel', /required by fusion/],
+      [
+        { strategy: 'fusion', options: { panel: ['a/m'] } },
+        'x.options.judge',
+        /required by fusion/,
+      ],
+      [
+        { strategy: 'fusion', options: { panel: [], judge: 'c/m' } },
+        'x.options.panel',
+        /1 to 8 targets/,
+      ],
+      [
+        { strategy: 'fusion', options: { panel: ['a/m', 'a/m'], judge: 'c/m' } },
+        'x.options.panel',
+        /twice/,
+      ],
+      [
+        { strategy: 'fusion', options: { panel: ['nope'], judge: 'c/m' } },
+        'x.options.panel[0]',
+        /provider\/model/,
+      ],
+      [
+        { strategy: 'fusion', targets: ['a/m'], options: { panel: ['a/m'], judge: 'c/m' } },
+        'x.targets',
+        /must be empty for fusion/,
+      ],
+      [
+        { strategy: 'context-relay', targets: ['a/m'] },
+        'x.options.summarizer',
+        /required by context-relay/,
+      ],
+      [
+        {
+          strategy: 'context-relay',
+          targets: ['a/m'],
+          options: { summarizer: 's/m', judge: 'j/m' },
+        },
+        'x.options.judge',
+        /not an option of context-relay \(its options: summarizer, contextEditing\)/,
+      ],
+      [
+        { strategy: 'pipeline', targets: ['a/m'], options: { panel: ['a/m'] } },
+        'x.options.panel',
+        /not an option of pipeline \(its options: contextEditing\)/,
+      ],
+    ];
+    for (const [combo, field, reason] of cases) {
+      const err = rejection(() => validateCombo({ name: 'c', ...(combo as object) }, 'x'));
+      expect(err.field).toBe(field);
+      expect(err.reason).toMatch(reason);
     }
   });
 });

@@ -46,6 +46,25 @@ describe('combos page model', () => {
     expect(draft.options).toEqual({ 'weights.cost': '50', 'weights.latency': '10' });
     expect(comboOf(draft)).toEqual({ combo });
   });
+  it('context editing round-trips as on, off or unset (the global setting)', () => {
+    for (const contextEditing of [true, false]) {
+      const combo: ComboConfig = {
+        name: 'c',
+        strategy: 'priority',
+        targets: ['a/m'],
+        options: { contextEditing },
+      };
+      expect(draftOf(combo).options).toEqual({ contextEditing: String(contextEditing) });
+      expect(comboOf(draftOf(combo))).toEqual({ combo });
+    }
+    const unset = comboOf({
+      name: 'c',
+      strategy: 'priority',
+      targets: 'a/m',
+      options: { contextEditing: '' },
+    });
+    expect(unset).toEqual({ combo: { name: 'c', strategy: 'priority', targets: ['a/m'] } });
+  });
   it('reports the schema error with its field, as the engine would', () => {
     const bad = comboOf({
       name: 'c',
@@ -97,5 +116,40 @@ describe('combos page model', () => {
         (r) => r.id,
       ),
     ).toEqual([3, 2, 1]);
+  });
+});
+
+describe('the combo editor: multi-call strategies', () => {
+  it('fusion: panel one a line and the judge, round trip, checked like the config', () => {
+    const combo = {
+      name: 'council',
+      strategy: 'fusion' as const,
+      targets: [],
+      options: { panel: ['a/m', 'b/m'], judge: 'c/m' },
+    };
+    const draft = draftOf(combo);
+    expect(draft.options).toEqual({ panel: 'a/m\nb/m', judge: 'c/m' });
+    expect(comboOf(draft)).toEqual({ combo });
+    expect(intentOf(combo)).toBe('a/m, b/m answer in parallel; c/m writes the answer from theirs');
+    expect(comboOf({ ...draft, options: { panel: 'a/m' } })).toEqual({
+      error: 'combo.options.judge: is required by fusion',
+      field: 'combo.options.judge',
+    });
+  });
+
+  it('context-relay needs its summarizer; pipeline has no options', () => {
+    const relay = {
+      name: 'r',
+      strategy: 'context-relay' as const,
+      targets: 'a/m\nb/m',
+      options: {},
+    };
+    expect(comboOf(relay)).toMatchObject({ field: 'combo.options.summarizer' });
+    expect(comboOf({ ...relay, options: { summarizer: 's/m' } })).toMatchObject({
+      combo: { options: { summarizer: 's/m' } },
+    });
+    expect(comboOf({ ...relay, strategy: 'pipeline' })).toMatchObject({
+      combo: { strategy: 'pipeline', targets: ['a/m', 'b/m'] },
+    });
   });
 });

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   emptyUsage,
+  GEMINI_USAGE_KEY,
   mergeUsage,
   SseUsageObserver,
   type Usage,
@@ -577,5 +578,64 @@ describe('usageOfBody reads what usageOf(JSON.parse(body)) reads', () => {
   it('is undefined for an answer that is not JSON', () => {
     expect(usageOfBody(Buffer.from('<html>busy</html>'))).toBeUndefined();
     expect(usageOfBody(Buffer.from('{"usage": '))).toBeUndefined();
+  });
+});
+
+describe('Gemini usageMetadata (a Gemini provider relayed as it is)', () => {
+  // Google's fixture numbers: the prompt count includes the cached part, the candidates count
+  // leaves out the thoughts.
+  const FINAL = {
+    promptTokenCount: 80,
+    candidatesTokenCount: 25,
+    totalTokenCount: 117,
+    cachedContentTokenCount: 32,
+    thoughtsTokenCount: 12,
+  };
+  const EXPECTED: Usage = {
+    inputTokens: 80,
+    outputTokens: 37,
+    cachedTokens: 32,
+    cacheWriteTokens: null,
+    reasoningTokens: 12,
+  };
+  const chunk = (parts: unknown[], usageMetadata: unknown) => ({
+    data: { candidates: [{ content: { role: 'model', parts }, index: 0 }], usageMetadata },
+  });
+  const STREAM = sse([
+    chunk([{ text: 'Both ', thought: true }], { promptTokenCount: 80, totalTokenCount: 80 }),
+    chunk([{ text: 'Checking ' }], { promptTokenCount: 80, totalTokenCount: 80 }),
+    chunk([{ text: 'both.' }], FINAL),
+  ]);
+
+  it('a whole answer: only the usageMetadata member is read', () => {
+    const body = Buffer.from(
+      JSON.stringify({
+        candidates: [{ content: { parts: [{ text: 'hi' }] } }],
+        usageMetadata: FINAL,
+      }),
+    );
+    expect(merged(usageOfBody(body, GEMINI_USAGE_KEY))).toEqual(EXPECTED);
+    expect(merged(usageOf(JSON.parse(body.toString())))).toEqual(EXPECTED);
+  });
+
+  it('a stream, whole and a byte at a time: the last running count wins', () => {
+    const whole = new SseUsageObserver(GEMINI_USAGE_KEY);
+    whole.push(STREAM);
+    expect(whole.usage).toEqual(EXPECTED);
+    const bytes = new SseUsageObserver(GEMINI_USAGE_KEY);
+    for (const b of STREAM) bytes.push(Buffer.from([b]));
+    expect(bytes.usage).toEqual(EXPECTED);
+  });
+
+  it('the default observer does not look for it (other formats pay nothing for it)', () => {
+    expect(observe([STREAM])).toEqual(emptyUsage());
+  });
+
+  it('an answer without thoughts or cache counts its candidates only', () => {
+    expect(merged({ promptTokenCount: 5, candidatesTokenCount: 3 })).toEqual({
+      ...emptyUsage(),
+      inputTokens: 5,
+      outputTokens: 3,
+    });
   });
 });

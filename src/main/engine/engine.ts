@@ -15,6 +15,15 @@ import { ValidationError, validateConfig } from './config/validate';
 import { prepareDataDir, restrictToOwner } from './data-dir';
 import { EventBus } from './events';
 import { createStderrLogger, type Logger } from './logger';
+import {
+  bindRefusal,
+  type Configured,
+  configuredAddress,
+  createBinding,
+  type ListenInfo,
+  SAVED_ADDRESS,
+  startAddress,
+} from './proxy/binding';
 import { handleProxyRequest, type PipelineDeps } from './proxy/pipeline/index';
 import { pipelineSettings, shapeSettings } from './proxy/pipeline/settings';
 import { createGatewayServer, type GatewayServer } from './proxy/server';
@@ -28,6 +37,7 @@ import { ShapeRepairs } from './resilience/shape-repair';
 import { SubscriptionService } from './resilience/subscription-service';
 import { FairShare } from './routing/fair-share';
 import { loadModelDefaults } from './routing/model-defaults';
+import { QuotaBook } from './routing/quota-book';
 import { RoutingSignals } from './routing/signals';
 import { Settings } from './settings/settings';
 import { openStateBackend } from './state';
@@ -39,7 +49,6 @@ import { UpstreamPools } from './upstream/pools';
 import { KeyRing } from './usage/key-ring';
 import { UsageService } from './usage/service';
 import { VERSION } from './version';
-import { isLoopbackHost, urlHost } from './wire/guard';
 
 export const DEFAULT_PORT = 4141;
 export const DEFAULT_HOST = '127.0.0.1';
@@ -68,11 +77,7 @@ export interface EngineOptions {
   sqliteBinding?: string;
 }
 
-export interface ListenInfo {
-  host: string;
-  port: number;
-  baseUrl: string;
-}
+export type { ListenInfo };
 
 export interface Engine {
   readonly adminToken: string;
@@ -110,14 +115,11 @@ export function createEngine(opts: EngineOptions): Engine {
     throw err;
   }
   const gateway = config.gateway ?? {};
-  const host = opts.host ?? gateway.host ?? DEFAULT_HOST;
-  const requestedPort = opts.port ?? gateway.port ?? DEFAULT_PORT;
+  const address: Configured = {
+    file: { host: gateway.host ?? DEFAULT_HOST, port: gateway.port ?? DEFAULT_PORT },
+    flags: { host: opts.host, port: opts.port },
+  };
   const apiKeys = gateway.apiKeys ?? [];
-  if (!isLoopbackHost(host) && apiKeys.length === 0) {
-    throw new Error(
-      `refusing to listen on ${host}: a non-loopback address needs gateway.apiKeys in the config, otherwise anyone on the network could use your providers`,
-    );
-  }
 
   prepareDataDir(opts.dataDir);
   const events = new EventBus((err) => log.error(`event listener failed: ${String(err)}`));
@@ -162,6 +164,11 @@ export function createEngine(opts: EngineOptions): Engine {
   // Gateway keys live in the store; the config file's are imported (by name) at every start.
   const keyRing = new KeyRing(store.gatewayKeys, () => clock.now());
   keyRing.importConfig(apiKeys);
+  const refusal = bindRefusal(configuredAddress(address).host, keyRing.size);
+  if (refusal) {
+    store.close();
+    throw new Error(refusal);
+  }
   const usage = new UsageService({
     repo: store.usage,
     keys: keyRing,
@@ -171,6 +178,7 @@ export function createEngine(opts: EngineOptions): Engine {
     onError: (err) => log.error(`usage roll-up: ${String(err)}`),
   });
   const accounts: KeyOperations = { keys: keyRing, usage, now: () => clock.now() };
+  const quotas = new QuotaBook(store.quotas, (err) => log.error(`quotas: ${String(err)}`));
 
   const pools = new UpstreamPools();
   const modelDefaults = loadModelDefaults();
@@ -229,12 +237,13 @@ export function createEngine(opts: EngineOptions): Engine {
     repo: teamLeaseRepo(store.leases, shared, clock, (l) => leases.adopt(l, clock.now())),
     emit: (e) => events.emit(e),
     log,
-    keys: apiKeys,
+    keyNamed: (name) => keyRing.liveByName(name),
     catalog: () => catalog,
     exclusion: (c, now) => resilience.exclusion(c, now),
     connectionEligible: (c, now) => resilience.leasable(c, catalog.providers.get(c.provider), now),
   });
   leases.reconcile(clock.now());
+  keyRing.onChange(() => leases.reconcile(clock.now()));
   const startedAt = clock.now();
   const uptime = () => clock.now() - startedAt;
   const inFlightByConnection = new Map<string, number>();
@@ -247,11 +256,6 @@ export function createEngine(opts: EngineOptions): Engine {
     paused = next;
     log.info(paused ? 'paused: proxy requests get 503 until resumed' : 'resumed');
     events.emit({ type: paused ? 'gateway.paused' : 'gateway.resumed', at: clock.now() });
-  };
-  let listenInfo: ListenInfo = {
-    host,
-    port: requestedPort,
-    baseUrl: `http://${urlHost(host)}:${requestedPort}`,
   };
 
   const admin = new AdminService(
@@ -269,10 +273,12 @@ export function createEngine(opts: EngineOptions): Engine {
       setPaused(next);
       return { paused };
     },
+    setAddress: (input) => binding.move(input),
     releaseLease: (connection) => leases.releaseConnection(connection, clock.now()),
     learnedFixes: shapeRepairs,
     log,
     env,
+    listening: () => binding.info(),
     ...(opts.localServerUrls ? { localServerUrls: opts.localServerUrls } : {}),
   };
 
@@ -280,11 +286,10 @@ export function createEngine(opts: EngineOptions): Engine {
     at: now,
     gateway: {
       version: VERSION,
-      host: listenInfo.host,
-      port: listenInfo.port,
-      baseUrl: listenInfo.baseUrl,
+      ...binding.info(),
       startedAt,
       paused,
+      activeCombo: settings.string('routing.activeCombo') || null,
       requestsTotal,
       errorsTotal,
       inFlight: server.inFlight(),
@@ -303,6 +308,7 @@ export function createEngine(opts: EngineOptions): Engine {
     leases: leases.views(now),
     sessions: flow.sessions(now),
     learnedFixes: shapeRepairs.list(),
+    quotas: quotas.views(catalog.connections),
     team: shared.view(),
   });
 
@@ -310,7 +316,10 @@ export function createEngine(opts: EngineOptions): Engine {
   // recomputed after a settings update rather than on every request.
   const maxBodyBytes = gateway.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const pipeline: PipelineDeps = {
-    host,
+    // Read per request: the dashboard may move the gateway to another host.
+    get host() {
+      return binding.info().host;
+    },
     keys: keyRing,
     priceOf: (provider, model) => catalog.modelSpec(provider, model).price ?? null,
     budgets: usage,
@@ -325,7 +334,7 @@ export function createEngine(opts: EngineOptions): Engine {
     clock,
     log,
     inFlight: inFlightByConnection,
-    routing: new RoutingSignals(opts.random ?? Math.random),
+    routing: new RoutingSignals(opts.random ?? Math.random, quotas),
     share: new FairShare(
       () => clock.now(),
       settings.derived((s) => s.number('concurrencyLimit.waitTimeoutMs')),
@@ -356,22 +365,24 @@ export function createEngine(opts: EngineOptions): Engine {
   };
 
   const server: GatewayServer = createGatewayServer({
-    host,
-    apiKeys,
+    get host() {
+      return binding.info().host;
+    },
+    matchKey: (presented) => keyRing.match(presented),
     log,
     sessionLeases: (req, res, key) =>
       handleSessionLeases(req, res, key, {
         leases,
         clock,
         maxBodyBytes,
-        keysConfigured: apiKeys.length > 0,
+        keysConfigured: () => keyRing.size > 0,
       }),
     // Not an async function: the pipeline's own promise is passed on without another layer.
     proxy: (req, res, url) =>
       url.pathname === METRICS_PATH
         ? Promise.resolve(
             handleMetrics(req, res, {
-              host,
+              host: binding.info().host,
               adminToken,
               metricsToken: env.BREAKWATER_METRICS_TOKEN || null,
               snapshot,
@@ -390,26 +401,22 @@ export function createEngine(opts: EngineOptions): Engine {
     }),
   });
 
+  const binding = createBinding({
+    server,
+    file: address.file,
+    start: startAddress(address, store.settings.get(SAVED_ADDRESS), keyRing.size, log),
+    settings: store.settings,
+    liveKeys: () => keyRing.size,
+    log,
+    onMoved: (info, from) => events.emit({ type: 'gateway.moved', at: clock.now(), ...info, from }),
+  });
   let stopped: Promise<void> | null = null;
 
   return {
     adminToken,
     admin,
     actions: createAdminActions({ ...adminOps, accounts, snapshot }),
-    async listen(port = requestedPort) {
-      await new Promise<void>((resolve, reject) => {
-        const onError = (err: Error) => reject(err);
-        server.server.once('error', onError);
-        server.server.listen(port, host, () => {
-          server.server.off('error', onError);
-          resolve();
-        });
-      });
-      const address = server.server.address();
-      const bound = typeof address === 'object' && address ? address.port : port;
-      listenInfo = { host, port: bound, baseUrl: `http://${urlHost(host)}:${bound}` };
-      return listenInfo;
-    },
+    listen: (port) => binding.listen(port),
     stop(stopOpts = {}) {
       stopped ??= (async () => {
         const grace = stopOpts.graceMs ?? gateway.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS;
@@ -420,6 +427,7 @@ export function createEngine(opts: EngineOptions): Engine {
         subscription.close();
         shapeRepairs.close();
         usage.close();
+        quotas.flush();
         store.close();
         await shared.close();
       })();

@@ -8,6 +8,7 @@ export {
   AGENTS,
   AgentConfigError,
   type AgentId,
+  agentKey,
   connectAgent,
   isAgentId,
   undoAgent,

@@ -14,6 +14,13 @@ import { toggleOpenAtLogin } from './login-item';
 import { APP_USER_MODEL_ID, closeHidesWindow, secretSealing, startsHidden } from './policy';
 import { copyText, createShellTray, resourcesDir, type ShellTray, showNotice } from './tray';
 import type { TrayAction } from './tray-state';
+import {
+  createUpdateChecker,
+  type UpdateChecker,
+  type Updater,
+  updateFeed,
+  updateStatus,
+} from './updates';
 import { createMainWindow, type MainWindow } from './window';
 
 /** Quitting never waits longer than this for the engine to drain. */
@@ -26,6 +33,13 @@ export interface DesktopOptions {
   /** Injected by tests to play another OS; the process's own otherwise. */
   platform?: NodeJS.Platform;
   env?: NodeJS.ProcessEnv;
+}
+
+/** electron-updater, loaded only once a feed is configured (it reads the app's files at load). */
+async function loadUpdater(): Promise<Updater> {
+  // A CommonJS module: its exports may arrive named or only as `default`.
+  const mod = await import('electron-updater');
+  return mod.autoUpdater ?? mod.default.autoUpdater;
 }
 
 function delay(ms: number): Promise<'timeout'> {
@@ -103,6 +117,8 @@ export function runDesktopApp(opts: DesktopOptions): void {
   let tray: ShellTray | null = null;
   let stopTrayEvents: (() => void) | null = null;
   let stopWatching: (() => void) | null = null;
+  let updates: UpdateChecker | null = null;
+  let stopFollowing: (() => void) | null = null;
   let quitting = false;
   let shutdownStarted = false;
   let shutdownDone = false;
@@ -149,6 +165,8 @@ export function runDesktopApp(opts: DesktopOptions): void {
       stopForwarding?.();
       stopForwarding = null;
       stopTrayEvents?.();
+      stopFollowing?.();
+      updates?.dispose();
       tray?.dispose();
       tray = null;
       await gateway.engine()?.stop();
@@ -171,7 +189,29 @@ export function runDesktopApp(opts: DesktopOptions): void {
     } catch {
       snapshot = null;
     }
-    return { snapshot, startupError: error?.message ?? null };
+    let combos: string[] = [];
+    try {
+      combos = engine && !error ? engine.admin.listCombos().map((c) => c.name) : [];
+    } catch {
+      combos = [];
+    }
+    return {
+      snapshot,
+      startupError: error?.message ?? null,
+      combos,
+      ...(updates ? { updates: updateStatus(updates.state()) } : {}),
+    };
+  };
+
+  /** The tray's active-combo switch: what the model "default" routes to ('' for none). */
+  const onCombo = (name: string): void => {
+    void gateway
+      .engine()
+      ?.actions.updateSettings({ 'routing.activeCombo': name || null })
+      .then((r) => {
+        if (!r.ok) log.error(`switching the active combo failed: ${r.error}`);
+        tray?.update();
+      });
   };
 
   const onTrayAction = (action: TrayAction): void => {
@@ -204,6 +244,12 @@ export function runDesktopApp(opts: DesktopOptions): void {
       case 'edit-config':
         void desktopAction(action);
         return;
+      case 'check-updates':
+        updates?.check();
+        return;
+      case 'install-update':
+        updates?.install();
+        return;
       case 'quit':
         app.quit();
         return;
@@ -216,6 +262,7 @@ export function runDesktopApp(opts: DesktopOptions): void {
         resourcesDir: resourcesDir(opts.mainDir),
         input: trayInput,
         onAction: onTrayAction,
+        onCombo,
         onNotice: (notice) =>
           showNotice(notice, () => {
             main?.reveal();
@@ -255,7 +302,30 @@ export function runDesktopApp(opts: DesktopOptions): void {
   app
     .whenReady()
     .then(async () => {
+      updates = createUpdateChecker({
+        feed: updateFeed({
+          packaged: app.isPackaged,
+          env,
+          prefsUrl: prefs.updateUrl,
+          resourcesPath: process.resourcesPath,
+        }),
+        load: loadUpdater,
+        log,
+        onReady: (version) =>
+          showNotice(
+            {
+              kind: 'update-ready',
+              title: `Breakwater ${version} is ready`,
+              body: 'It installs when you quit, or choose "Restart to update" in the tray menu.',
+              providers: [],
+              page: 'overview',
+            },
+            () => main?.reveal(),
+          ),
+        onChange: () => tray?.update(),
+      });
       app.setAboutPanelOptions({
+        credits: updateStatus(updates.state()).label,
         applicationName: 'Breakwater',
         applicationVersion: VERSION,
         version: VERSION,
@@ -307,8 +377,16 @@ export function runDesktopApp(opts: DesktopOptions): void {
       if (engine) {
         stopForwarding = forwardEngineEvents(engine, target);
         stopWatching = watchHost(gateway.engine, log, main.window);
+        // Moved from the Settings page: the tray shows the new address, the page starts over on it.
+        stopFollowing = engine.onEvent((event) => {
+          if (event.type !== 'gateway.moved') return;
+          tray?.update();
+          main?.window.webContents.reload();
+        });
       }
       startTray();
+      // After the gateway serves: a slow feed must not delay it.
+      void updates.start();
     })
     .catch((err: unknown) => {
       // Only a bug gets here; the log has it, and the window says the gateway is not serving.

@@ -16,6 +16,8 @@ export interface DesktopPrefs {
   maximized?: boolean;
   /** Overrides the guess of closeHidesWindow (a GNOME user with the AppIndicator extension). */
   closeToTray?: boolean;
+  /** The release feed update checks read (a generic electron-updater feed URL). */
+  updateUrl?: string;
 }
 
 const isInt = (v: unknown): v is number => Number.isInteger(v);
@@ -43,6 +45,7 @@ export function parsePrefs(text: string): DesktopPrefs {
   if (bounds) prefs.bounds = bounds;
   if (typeof r.maximized === 'boolean') prefs.maximized = r.maximized;
   if (typeof r.closeToTray === 'boolean') prefs.closeToTray = r.closeToTray;
+  if (typeof r.updateUrl === 'string') prefs.updateUrl = r.updateUrl;
   return prefs;
 }
 

@@ -114,9 +114,21 @@ export const PAYLOAD_CHECKS: Record<ActionMethod, Check> = {
     }
     return null;
   },
+  clearLearnedFixes: (args) => {
+    const bad = arity(args, 0, 1);
+    if (bad || args[0] === undefined) return bad;
+    const filter = args[0];
+    if (!isPlainObject(filter)) return 'filter must be an object';
+    for (const [key, value] of Object.entries(filter)) {
+      if (key !== 'provider' && key !== 'model') return `filter.${key} is not a learnt-fix filter`;
+      if (value !== undefined && !isId(value)) return `filter.${key} must be a non-empty string`;
+    }
+    return null;
+  },
   releaseLease: oneId('connection id'),
   pause: none,
   resume: none,
+  setGatewayAddress: oneObject('address'),
   getPresets: none,
   detectProviders: none,
   importConfig: (args) =>
@@ -148,6 +160,14 @@ export const PAYLOAD_CHECKS: Record<ActionMethod, Check> = {
         : 'key must be an object'),
   revokeKey: oneId('key id'),
   rotateKey: oneId('key id'),
+  connectAgent: (args) =>
+    arity(args, 1, 2) ??
+    (!isId(args[0])
+      ? 'agent must be a non-empty string'
+      : args[1] === undefined || isPlainObject(args[1])
+        ? null
+        : 'input must be an object'),
+  undoAgent: oneId('agent'),
 };
 
 export function isActionMethod(name: string): name is ActionMethod {

@@ -1,9 +1,11 @@
 // Which desktop notifications to show, as a pure function of engine events: a notification
 // when a provider's circuit opens (at most one per provider per minute; several providers in
 // one batch share one notification) and when it recovers. Clicking any of them opens the
-// resilience page. `app.ts` feeds it batches (EVENT coalescing window) and shows what it returns.
+// resilience page. A gateway key at 80 % of a budget is told once (the engine announces each
+// key, limit and window once); clicking opens the usage page. `app.ts` feeds it batches (EVENT
+// coalescing window) and shows what it returns.
 
-import type { EngineEvent } from '../../shared/contract';
+import type { EngineEvent, KeyLimitName } from '../../shared/contract';
 
 /** One notification per provider per this long, however often its circuit flaps. */
 export const OPEN_NOTIFY_INTERVAL_MS = 60_000;
@@ -20,12 +22,48 @@ export interface NotifyState {
 export const initialNotifyState: NotifyState = { lastOpenAt: {}, open: [] };
 
 export interface Notice {
-  kind: 'circuit-open' | 'circuit-recovered';
+  kind: 'circuit-open' | 'circuit-recovered' | 'update-ready' | 'budget-threshold';
   title: string;
   body: string;
   providers: string[];
   /** Dashboard page a click opens. */
-  page: 'resilience';
+  page: 'resilience' | 'overview' | 'usage';
+}
+
+const LIMIT_WORDS: Record<KeyLimitName, string> = {
+  requestsPerMinute: 'requests per minute',
+  tokensPerDay: 'tokens per day',
+  usdPerDay: 'USD per day',
+  usdPerMonth: 'USD per month',
+};
+
+function amount(n: number): string {
+  return Number.isInteger(n) ? String(n) : n.toFixed(n < 1 ? 4 : 2);
+}
+
+/** One notice for the budgets that reached 80 % in this batch (several share one). */
+function budgetNotice(batch: readonly EngineEvent[]): Notice | null {
+  const hits = batch.filter((e) => e.type === 'budget.threshold');
+  const first = hits[0];
+  if (!first) return null;
+  if (hits.length === 1) {
+    const pct = Math.floor((100 * first.used) / first.max);
+    return {
+      kind: 'budget-threshold',
+      title: `Gateway key "${first.key}": ${pct} % of its budget`,
+      body: `${amount(first.used)} of ${amount(first.max)} ${LIMIT_WORDS[first.limit]} used; it resets at ${new Date(first.resetsAt).toISOString().slice(0, 16).replace('T', ' ')} UTC.`,
+      providers: [],
+      page: 'usage',
+    };
+  }
+  const keys = [...new Set(hits.map((h) => `"${h.key}"`))];
+  return {
+    kind: 'budget-threshold',
+    title: `${hits.length} budgets at 80 %`,
+    body: `Gateway keys ${list(keys)} are near their limits.`,
+    providers: [],
+    page: 'usage',
+  };
 }
 
 function list(names: string[]): string {
@@ -95,5 +133,7 @@ export function decideNotifications(
       page: 'resilience',
     });
   }
+  const budget = budgetNotice(batch);
+  if (budget) notices.push(budget);
   return { state: { lastOpenAt, open: [...open] }, notices };
 }

@@ -12,6 +12,10 @@ export interface TrayInput {
   snapshot: Snapshot | null;
   /** Why the gateway is not serving (port in use, bad config, …); null when it serves. */
   startupError: string | null;
+  /** Combo names, for the active-combo quick switch. */
+  combos?: readonly string[];
+  /** The update checker's state, one line (`Updates not configured`, `Update 1.2.0 ready`). */
+  updates?: { label: string; canCheck: boolean; canInstall: boolean };
 }
 
 const TERMINAL = new Set(['banned', 'expired', 'credits_exhausted']);
@@ -74,12 +78,46 @@ export type TrayAction =
   | 'open-logs'
   | 'open-data-folder'
   | 'edit-config'
+  | 'check-updates'
+  | 'install-update'
   | 'quit';
 
 export type TrayMenuItem =
   | { kind: 'status'; label: string }
   | { kind: 'separator' }
-  | { kind: 'action'; action: TrayAction; label: string; enabled: boolean; checked?: boolean };
+  | { kind: 'action'; action: TrayAction; label: string; enabled: boolean; checked?: boolean }
+  /** Radio items, one per combo plus "None": what the model "default" routes to. */
+  | { kind: 'combos'; label: string; combos: { name: string; active: boolean }[] };
+
+/** The active-combo submenu; absent while there is no combo to switch to. */
+function comboSwitch(input: TrayInput): TrayMenuItem[] {
+  const names = input.combos ?? [];
+  if (!input.snapshot || names.length === 0) return [];
+  const active = input.snapshot.gateway.activeCombo ?? '';
+  const combos = [
+    { name: '', active: active === '' },
+    ...names.map((name) => ({ name, active: name === active })),
+  ];
+  return [{ kind: 'combos', label: `Active combo: ${active || 'none'}`, combos }];
+}
+
+/** "Check for updates…", or "Restart to update" once one is downloaded. */
+function updateItems(input: TrayInput): TrayMenuItem[] {
+  const u = input.updates;
+  if (!u) return [];
+  return [
+    { kind: 'status', label: u.label },
+    u.canInstall
+      ? { kind: 'action', action: 'install-update', label: 'Restart to update', enabled: true }
+      : {
+          kind: 'action',
+          action: 'check-updates',
+          label: 'Check for updates…',
+          enabled: u.canCheck,
+        },
+    { kind: 'separator' },
+  ];
+}
 
 /** The context menu, top to bottom. Rebuilt only when this value changes (compare with JSON). */
 export function trayMenu(input: TrayInput, opts: { openAtLogin: boolean | null }): TrayMenuItem[] {
@@ -107,11 +145,13 @@ export function trayMenu(input: TrayInput, opts: { openAtLogin: boolean | null }
       label: 'Reset all breakers',
       enabled: serving && tripped,
     },
+    ...comboSwitch(input),
     { kind: 'separator' },
     { kind: 'action', action: 'open-logs', label: 'Open logs', enabled: true },
     { kind: 'action', action: 'open-data-folder', label: 'Open data folder', enabled: true },
     { kind: 'action', action: 'edit-config', label: 'Edit config', enabled: true },
     { kind: 'separator' },
+    ...updateItems(input),
   ];
   if (opts.openAtLogin !== null) {
     items.push({

@@ -27,6 +27,8 @@ export interface TrayOptions {
   resourcesDir: string;
   input(): TrayInput;
   onAction(action: TrayAction): void;
+  /** A combo picked in the active-combo submenu ('' for none). */
+  onCombo(name: string): void;
   onNotice(notice: Notice): void;
 }
 
@@ -74,6 +76,17 @@ export function createShellTray(opts: TrayOptions): ShellTray {
         items.map((item) => {
           if (item.kind === 'separator') return { type: 'separator' as const };
           if (item.kind === 'status') return { label: item.label, enabled: false };
+          if (item.kind === 'combos') {
+            return {
+              label: item.label,
+              submenu: item.combos.map((c) => ({
+                label: c.name || 'None',
+                type: 'radio' as const,
+                checked: c.active,
+                click: () => opts.onCombo(c.name),
+              })),
+            };
+          }
           return {
             label: item.label,
             enabled: item.enabled,
@@ -127,7 +140,7 @@ export function showNotice(notice: Notice, onClick: () => void): void {
   const n = new Notification({
     title: notice.title,
     body: notice.body,
-    silent: notice.kind !== 'circuit-open',
+    silent: notice.kind === 'circuit-recovered',
   });
   liveNotices.add(n);
   const forget = () => liveNotices.delete(n);

@@ -1,3 +1,4 @@
+import type { AgentConnectInput, AgentConnection, AgentId, AgentUndo } from './agents';
 import type {
   AuthClass,
   ComboConfig,
@@ -51,9 +52,29 @@ export interface LockoutKey {
   model: string;
 }
 
+/** Which learnt request-shape fixes to clear: all, one provider's, or one model's. */
+export interface LearnedFixFilter {
+  provider?: string;
+  /** Needs `provider` as well. */
+  model?: string;
+}
+
 /** Whether the proxy forwards requests (`POST /api/gateway/pause` / `resume`). */
 export interface GatewayRunState {
   paused: boolean;
+}
+
+/** Where the gateway should listen (`POST /api/gateway/address`); an omitted field is kept. */
+export interface GatewayAddress {
+  host?: string;
+  port: number;
+}
+
+/** Where the gateway listens now. */
+export interface GatewayAddressView {
+  host: string;
+  port: number;
+  baseUrl: string;
 }
 
 /**
@@ -144,11 +165,18 @@ export interface BridgeApi {
   clearConnectionState(connection: string): Promise<BridgeResult<unknown>>;
   /** Re-enables a model locked out on one connection. */
   reenableModel(key: LockoutKey): Promise<BridgeResult<unknown>>;
+  /** Forgets learnt request-shape fixes (`DELETE /api/resilience/learned-fixes`); how many went. */
+  clearLearnedFixes(filter?: LearnedFixFilter): Promise<BridgeResult<{ cleared: number }>>;
   /** Ends the active exclusive lease on a connection (operator release). */
   releaseLease(connection: string): Promise<BridgeResult<unknown>>;
   /** Stops forwarding proxy requests (clients get 503) until `resume`. */
   pause(): Promise<BridgeResult<GatewayRunState>>;
   resume(): Promise<BridgeResult<GatewayRunState>>;
+  /**
+   * Moves the gateway to another host and port while it serves (the new listener is up before
+   * the old one stops), and keeps it for the next start.
+   */
+  setGatewayAddress(input: GatewayAddress): Promise<BridgeResult<GatewayAddressView>>;
   /** The provider catalog (`GET /api/presets`). */
   getPresets(): Promise<BridgeResult<{ presets: ProviderPreset[] }>>;
   /** Presets whose key variable is set or whose local server answers; adds nothing. */
@@ -168,4 +196,11 @@ export interface BridgeApi {
   revokeKey(id: string): Promise<BridgeResult<null>>;
   /** A new secret for the key; the old one is refused from the next request on. */
   rotateKey(id: string): Promise<BridgeResult<CreatedGatewayKey>>;
+  /**
+   * Points an agent at this gateway by writing its config files in the gateway machine's home
+   * folder (a backup first); refused unless the gateway listens on loopback only.
+   */
+  connectAgent(agent: AgentId, input?: AgentConnectInput): Promise<BridgeResult<AgentConnection>>;
+  /** Puts the agent's files back as they were before connect. */
+  undoAgent(agent: AgentId): Promise<BridgeResult<AgentUndo>>;
 }

@@ -188,6 +188,11 @@ export interface ComboOptions {
   panel?: string[];
   /** fusion: the target that writes the answer from the panel's. */
   judge?: string;
+  /**
+   * Any strategy: context editing for this combo's requests (trim the oldest turns when a target
+   * says the prompt is too long), over the global `shapeRepair.contextEditing`; unset follows it.
+   */
+  contextEditing?: boolean;
 }
 
 export interface ComboConfig {

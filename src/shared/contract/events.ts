@@ -39,6 +39,20 @@ export type EngineEvent =
       max: number;
       cause: string;
     })
+  /**
+   * A target refused the request's shape in a way another may not (the prompt is longer than its
+   * context window, more tools than it takes): the request failed over instead of ending.
+   */
+  | (EventBase & {
+      type: 'shape.failover';
+      provider: string;
+      connection: string;
+      model: string;
+      mechanism: 'context' | 'tool_limit';
+      /** What the dispatch did, as in the decision header. */
+      change: string;
+      cause: string;
+    })
   /** Learnt fixes were cleared by an operator (`param` null: every fix of that model, or all). */
   | (EventBase & {
       type: 'shape.forgotten';
@@ -52,6 +66,14 @@ export type EngineEvent =
       what: 'providers' | 'connections' | 'combos' | 'settings';
     })
   | (EventBase & { type: 'gateway.paused' | 'gateway.resumed' })
+  /** The gateway listens on another address now (`baseUrl`); `from` was the old base URL. */
+  | (EventBase & {
+      type: 'gateway.moved';
+      host: string;
+      port: number;
+      baseUrl: string;
+      from: string;
+    })
   | (EventBase & {
       type: 'breaker.transition';
       provider: string;

@@ -91,6 +91,8 @@ export interface GatewayView {
   baseUrl: string;
   startedAt: number;
   paused: boolean;
+  /** The combo the model "default" routes to (setting `routing.activeCombo`); null when none. */
+  activeCombo?: string | null;
   requestsTotal: number;
   errorsTotal: number;
   inFlight: number;
@@ -112,6 +114,31 @@ export interface LearnedFixView {
   learnedAt: number;
 }
 
+/** One limit an upstream announced: what is left of how much, and when it refills (epoch ms). */
+export interface QuotaWindowView {
+  remaining: number | null;
+  limit: number | null;
+  resetAt: number | null;
+}
+
+/**
+ * The last quota a connection's upstream announced in its rate-limit headers (`x-ratelimit-*`,
+ * `anthropic-ratelimit-*`; subscription accounts' unified 5-hour and weekly windows as percent
+ * left of 100). Kept across restarts; `learnedAt` says how fresh it is.
+ */
+export interface ConnectionQuotaView {
+  connection: string;
+  provider: string;
+  learnedAt: number;
+  requests: QuotaWindowView | null;
+  tokens: QuotaWindowView | null;
+  /** Anthropic's separate input- and output-token limits. */
+  inputTokens: QuotaWindowView | null;
+  outputTokens: QuotaWindowView | null;
+  fiveHour: QuotaWindowView | null;
+  weekly: QuotaWindowView | null;
+}
+
 export interface Snapshot {
   at: number;
   gateway: GatewayView;
@@ -123,6 +150,8 @@ export interface Snapshot {
   sessions: SessionView[];
   /** Request-shape fixes learnt from providers' 400s (issue 17). */
   learnedFixes?: LearnedFixView[];
+  /** What each connection's upstream last announced of its rate limits (issue 14). */
+  quotas?: ConnectionQuotaView[];
   /** Where the shared resilience state lives (issue 16, team mode). */
   team?: TeamView;
 }

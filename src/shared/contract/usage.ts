@@ -57,6 +57,12 @@ export interface UsageTotals {
 
 export interface UsageRow extends UsageTotals {
   group: string;
+  /**
+   * Prompt-cache hit rate: cache-read tokens ÷ input tokens (0-1), null without input. Per
+   * connection or session it shows when routing breaks a client's cache. Totals only, not in
+   * `series`.
+   */
+  cacheHitRate?: number | null;
 }
 
 /** One time bucket of one group (`GET /api/usage?step=…`). */

@@ -31,17 +31,28 @@ export const STRATEGY_OPTIONS: Readonly<Partial<Record<ComboStrategy, readonly s
   'least-used': ['windowMs'],
   auto: ['weights'],
   'quota-share': ['unit', 'quotaShareConcurrencyLimit'],
+  'context-relay': ['summarizer'],
+  fusion: ['panel', 'judge'],
 };
 
-/**
- * Named by the contract but not built yet (each calls upstream more than once per request):
- * refused with a clear error rather than accepted and silently routed some other way.
- */
-export const UNAVAILABLE_STRATEGIES: readonly ComboStrategy[] = [
+/** Options every strategy reads (request-shape repairs, docs/resilience.md). */
+export const COMMON_OPTIONS: readonly string[] = ['contextEditing'];
+
+/** Options a strategy cannot work without. */
+const REQUIRED_OPTIONS: Readonly<Partial<Record<ComboStrategy, readonly string[]>>> = {
+  'context-relay': ['summarizer'],
+  fusion: ['panel', 'judge'],
+};
+
+/** Strategies that call upstream more than once per request (proxy/pipeline/orchestrate.ts). */
+export const MULTI_CALL_STRATEGIES: readonly ComboStrategy[] = [
   'context-relay',
   'fusion',
   'pipeline',
 ];
+
+/** A fusion panel this large would be a fan-out attack on the user's own quota. */
+export const MAX_PANEL = 8;
 
 const AUTO_WEIGHTS = ['health', 'latency', 'errorRate', 'cost', 'headroom'] as const;
 const MAX_WEIGHT = 1_000_000;
@@ -67,6 +78,15 @@ export function parseTargetRef(target: string): TargetRef | null {
   }
   if (!ID_PATTERN.test(provider) || model.length === 0) return null;
   return { provider, model, connection };
+}
+
+/**
+ * The targets a combo routes to: a fusion combo names them in its options (panel, then judge),
+ * every other combo in `targets`.
+ */
+export function comboTargets(combo: ComboConfig): readonly ComboTarget[] {
+  if (combo.strategy !== 'fusion') return combo.targets;
+  return [...(combo.options?.panel ?? []), ...(combo.options?.judge ? [combo.options.judge] : [])];
 }
 
 /** The `provider/model[@connection]` a combo target names. */
@@ -99,15 +119,13 @@ function validateTarget(value: unknown, field: string): ComboTarget {
 }
 
 function validateOptions(value: unknown, field: string, strategy: ComboStrategy): ComboOptions {
-  const allowed = STRATEGY_OPTIONS[strategy] ?? [];
+  const allowed = [...(STRATEGY_OPTIONS[strategy] ?? []), ...COMMON_OPTIONS];
   const o = object(value, field, null);
   for (const key of Object.keys(o)) {
     if (!allowed.includes(key)) {
       throw new ValidationError(
         `${field}.${key}`,
-        allowed.length > 0
-          ? `is not an option of ${strategy} (its options: ${allowed.join(', ')})`
-          : `is not an option of ${strategy} (it has none)`,
+        `is not an option of ${strategy} (its options: ${allowed.join(', ')})`,
       );
     }
   }
@@ -133,6 +151,27 @@ function validateOptions(value: unknown, field: string, strategy: ComboStrategy)
   if (o.unit !== undefined) {
     out.unit = oneOf<'requests' | 'tokens'>(o.unit, `${field}.unit`, ['requests', 'tokens']);
   }
+  const summarizer = optional(o.summarizer, (v) => targetString(v, `${field}.summarizer`));
+  if (summarizer !== undefined) out.summarizer = summarizer;
+  const judge = optional(o.judge, (v) => targetString(v, `${field}.judge`));
+  if (judge !== undefined) out.judge = judge;
+  if (o.panel !== undefined) {
+    const panel = array(o.panel, `${field}.panel`).map((t, i) =>
+      targetString(t, `${field}.panel[${i}]`),
+    );
+    if (panel.length === 0 || panel.length > MAX_PANEL) {
+      throw new ValidationError(`${field}.panel`, `must list 1 to ${MAX_PANEL} targets`);
+    }
+    if (new Set(panel).size !== panel.length) {
+      throw new ValidationError(`${field}.panel`, 'must not list a target twice');
+    }
+    out.panel = panel;
+  }
+  for (const key of REQUIRED_OPTIONS[strategy] ?? []) {
+    if (o[key] === undefined) {
+      throw new ValidationError(`${field}.${key}`, `is required by ${strategy}`);
+    }
+  }
   if (o.quotaShareConcurrencyLimit !== undefined) {
     const q = object(o.quotaShareConcurrencyLimit, `${field}.quotaShareConcurrencyLimit`, [
       'enabled',
@@ -140,6 +179,9 @@ function validateOptions(value: unknown, field: string, strategy: ComboStrategy)
     out.quotaShareConcurrencyLimit = {
       enabled: boolean(q.enabled ?? true, `${field}.quotaShareConcurrencyLimit.enabled`),
     };
+  }
+  if (o.contextEditing !== undefined) {
+    out.contextEditing = boolean(o.contextEditing, `${field}.contextEditing`);
   }
   return out;
 }
@@ -151,21 +193,25 @@ export function validateCombo(value: unknown, field: string): ComboConfig {
     hint: 'must be 1-128 characters without spaces or "/"',
   });
   const strategy = oneOf(o.strategy ?? 'priority', `${field}.strategy`, STRATEGIES);
-  if (UNAVAILABLE_STRATEGIES.includes(strategy)) {
-    throw new ValidationError(
-      `${field}.strategy`,
-      `"${strategy}" is not available in this version (available: ${STRATEGIES.filter((s) => !UNAVAILABLE_STRATEGIES.includes(s)).join(', ')})`,
-    );
-  }
-  const targets = array(o.targets, `${field}.targets`).map((t, i) =>
+  // A fusion combo names its targets in its options: `targets` would be a second, ignored list.
+  const fusion = strategy === 'fusion';
+  const targets = array(o.targets ?? (fusion ? [] : undefined), `${field}.targets`).map((t, i) =>
     validateTarget(t, `${field}.targets[${i}]`),
   );
-  if (targets.length === 0) throw new ValidationError(`${field}.targets`, 'must not be empty');
+  if (fusion && targets.length > 0) {
+    throw new ValidationError(
+      `${field}.targets`,
+      'must be empty for fusion (its targets are options.panel and options.judge)',
+    );
+  }
+  if (!fusion && targets.length === 0) {
+    throw new ValidationError(`${field}.targets`, 'must not be empty');
+  }
   if (strategy === 'weighted' && targets.every((t) => weightOf(t) === 0)) {
     throw new ValidationError(`${field}.targets`, 'weighted needs at least one weight above 0');
   }
   const combo: ComboConfig = { name, strategy, targets };
-  const options = optional(o.options, (v) => validateOptions(v, `${field}.options`, strategy));
-  if (options !== undefined && Object.keys(options).length > 0) combo.options = options;
+  const options = validateOptions(o.options ?? {}, `${field}.options`, strategy);
+  if (Object.keys(options).length > 0) combo.options = options;
   return combo;
 }

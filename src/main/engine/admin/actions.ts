@@ -1,8 +1,13 @@
 // The desktop's admin actions, run in process: the same operations and answers as the HTTP admin
 // API gives the browser (through admin-client.ts), without a loopback round trip.
 
-import { type AdminActions, logSearchParams } from '../../../shared/admin-client';
+import {
+  type AdminActions,
+  learnedFixSearchParams,
+  logSearchParams,
+} from '../../../shared/admin-client';
 import type { BridgeResult, Snapshot } from '../../../shared/contract';
+import { connectAgentOp, undoAgentOp } from './agents';
 import {
   createKey,
   type KeyOperations,
@@ -12,11 +17,13 @@ import {
   updateKey,
   usageReport,
 } from './keys';
+import { clearLearnedFixes } from './learned-fixes';
 import {
   type AdminOperations,
   adminError,
   recentLogs,
   releaseLease,
+  setGatewayAddress,
   setPaused,
   testConnection,
 } from './operations';
@@ -74,9 +81,15 @@ export function createAdminActions(deps: ActionDeps): AdminActions {
       run('clearConnectionState', () => s.clearConnectionState({ connection })),
     reenableModel: ({ provider, connection, model }) =>
       run('reenableModel', () => s.clearLockout({ provider, connection, model })),
+    clearLearnedFixes: (filter = {}) =>
+      run('clearLearnedFixes', () =>
+        clearLearnedFixes(deps.learnedFixes, learnedFixSearchParams(filter)),
+      ),
     releaseLease: (connection) => run('releaseLease', () => releaseLease(deps, { connection })),
     pause: () => run('pause', () => setPaused(deps, true)),
     resume: () => run('resume', () => setPaused(deps, false)),
+    setGatewayAddress: (input) =>
+      run('setGatewayAddress', () => setGatewayAddress(deps, asJson(input))),
     getPresets: () => run('getPresets', () => presetList()),
     detectProviders: () => run('detectProviders', () => detect(deps)),
     importConfig: (tool, text, dryRun) =>
@@ -87,5 +100,8 @@ export function createAdminActions(deps: ActionDeps): AdminActions {
     updateKey: (id, input) => run('updateKey', () => updateKey(deps.accounts, id, asJson(input))),
     revokeKey: (id) => remove('revokeKey', () => revokeKey(deps.accounts, id)),
     rotateKey: (id) => run('rotateKey', () => rotateKey(deps.accounts, id)),
+    connectAgent: (agent, input) =>
+      run('connectAgent', () => connectAgentOp(deps, agent, asJson(input ?? {}))),
+    undoAgent: (agent) => run('undoAgent', () => undoAgentOp(deps, agent)),
   };
 }

@@ -3,6 +3,7 @@ import type { EngineEvent, Snapshot } from '../../../shared/contract';
 import { readBody } from '../wire/body';
 import { checkAdminToken, isJsonContentType } from '../wire/guard';
 import { sendAdminError, sendJson } from '../wire/json-answer';
+import { agentRoutes } from './agents';
 import { streamEvents } from './event-stream';
 import {
   createKey,
@@ -21,6 +22,7 @@ import {
   adminError,
   recentLogs,
   releaseLease,
+  setGatewayAddress,
   setPaused,
   testConnection,
 } from './operations';
@@ -85,6 +87,7 @@ function routes(deps: AdminDeps): Route[] {
   return [
     ...learnedFixRoutes(deps.learnedFixes),
     ...setupRoutes(deps, body),
+    ...agentRoutes(deps, optionalBody, id),
     {
       method: 'GET',
       pattern: /^\/api\/state$/,
@@ -215,6 +218,11 @@ function routes(deps: AdminDeps): Route[] {
         handler: (_q, r) => sendJson(r, 200, setPaused(deps, action === 'pause')),
       }),
     ),
+    {
+      method: 'POST',
+      pattern: /^\/api\/gateway\/address$/,
+      handler: async (q, r) => sendJson(r, 200, await setGatewayAddress(deps, await body(q))),
+    },
     {
       method: 'POST',
       pattern: /^\/api\/leases\/release$/,

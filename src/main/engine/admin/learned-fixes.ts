@@ -9,9 +9,9 @@ import { AdminError } from './operations';
 
 const PATH = /^\/api\/resilience\/learned-fixes$/;
 
-function filterOf(url: URL): { provider?: string; model?: string } {
-  const provider = url.searchParams.get('provider');
-  const model = url.searchParams.get('model');
+function filterOf(query: URLSearchParams): { provider?: string; model?: string } {
+  const provider = query.get('provider');
+  const model = query.get('model');
   if (model !== null && provider === null) {
     throw new AdminError(400, 'invalid_field', 'model needs provider as well', 'provider');
   }
@@ -25,22 +25,32 @@ function matches(f: LearnedFixView, filter: { provider?: string; model?: string 
   );
 }
 
+function need(repairs: ShapeRepairs | undefined): ShapeRepairs {
+  if (!repairs) throw new AdminError(404, 'not_found', 'request-shape repairs are not running');
+  return repairs;
+}
+
+/** Clears learnt fixes (the route's and the desktop's action): how many went. */
+export function clearLearnedFixes(
+  repairs: ShapeRepairs | undefined,
+  query: URLSearchParams,
+): { cleared: number } {
+  const filter = filterOf(query);
+  return { cleared: need(repairs).clear(filter, 'cleared by an operator') };
+}
+
 /** The two routes, for the admin API's route table. */
 export function learnedFixRoutes(repairs: ShapeRepairs | undefined) {
-  const need = (): ShapeRepairs => {
-    if (!repairs) throw new AdminError(404, 'not_found', 'request-shape repairs are not running');
-    return repairs;
-  };
   return [
     {
       method: 'GET',
       pattern: PATH,
       handler: (_q: IncomingMessage, r: ServerResponse, _p: string[], url: URL) => {
-        const filter = filterOf(url);
+        const filter = filterOf(url.searchParams);
         sendJson(
           r,
           200,
-          need()
+          need(repairs)
             .list()
             .filter((f) => matches(f, filter)),
         );
@@ -50,7 +60,7 @@ export function learnedFixRoutes(repairs: ShapeRepairs | undefined) {
       method: 'DELETE',
       pattern: PATH,
       handler: (_q: IncomingMessage, r: ServerResponse, _p: string[], url: URL) => {
-        sendJson(r, 200, { cleared: need().clear(filterOf(url), 'cleared by an operator') });
+        sendJson(r, 200, clearLearnedFixes(repairs, url.searchParams));
       },
     },
   ];

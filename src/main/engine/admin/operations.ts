@@ -4,6 +4,7 @@
 
 import type {
   ConnectionTestResult,
+  GatewayAddressView,
   GatewayRunState,
   LeaseView,
   RequestLogEntry,
@@ -12,6 +13,7 @@ import { ValidationError } from '../config/validate';
 import type { Logger } from '../logger';
 import type { ShapeRepairs } from '../resilience/shape-repair';
 import { VERSION } from '../version';
+import { AddressError } from '../wire/address-error';
 import { BodyTooLargeError } from '../wire/body';
 import { type AdminService, ConflictError, NotFoundError } from './service';
 
@@ -19,11 +21,15 @@ export interface AdminOperations {
   service: AdminService;
   /** Pauses or resumes the proxy. */
   setPaused?(paused: boolean): GatewayRunState;
+  /** Moves the gateway to another host and port while it serves (`POST /api/gateway/address`). */
+  setAddress?(input: unknown): Promise<GatewayAddressView>;
   /** Operator release of a connection's exclusive lease; null when none is active. */
   releaseLease?(connection: string): LeaseView | null;
   /** Request-shape fixes learnt from providers' 400s (`/api/resilience/learned-fixes`). */
   learnedFixes?: ShapeRepairs;
   log: Logger;
+  /** Where the gateway listens: connecting an agent needs loopback, and points it there. */
+  listening?(): { host: string; baseUrl: string };
   /** Where first-run detection looks for provider key variables. */
   env?: NodeJS.ProcessEnv;
   /** Base URL per local preset id instead of its default port (tests point at a fake server). */
@@ -53,6 +59,8 @@ export function adminError(err: unknown, log: Logger, what: string): AdminError 
   }
   if (err instanceof NotFoundError) return new AdminError(404, 'not_found', err.message);
   if (err instanceof ConflictError) return new AdminError(409, 'conflict', err.message);
+  if (err instanceof AddressError)
+    return new AdminError(err.status, err.code, err.message, err.field);
   if (err instanceof BodyTooLargeError) return new AdminError(413, 'body_too_large', err.message);
   log.error(`admin: ${what} failed: ${(err as Error).stack ?? String(err)}`);
   return new AdminError(500, 'internal_error', 'internal error; see the gateway log');
@@ -100,6 +108,15 @@ export async function testConnection(
 export function setPaused(ops: AdminOperations, paused: boolean): GatewayRunState {
   if (!ops.setPaused) throw new AdminError(404, 'not_found', 'pausing is not available');
   return ops.setPaused(paused);
+}
+
+export function setGatewayAddress(
+  ops: AdminOperations,
+  input: unknown,
+): Promise<GatewayAddressView> {
+  if (!ops.setAddress)
+    throw new AdminError(404, 'not_found', 'moving the gateway is not available');
+  return ops.setAddress(input);
 }
 
 /** `{connection}` → the lease it ended. */

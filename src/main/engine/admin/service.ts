@@ -27,6 +27,9 @@ import { connectionRecord, providerRecord } from '../store/config-records';
 import type { ConnectionHealth } from '../store/state-records';
 import { type ConnectionTestOptions, testConnection } from './connection-test';
 
+/** The setting naming the combo the model "default" routes to. */
+const ACTIVE_COMBO = 'routing.activeCombo';
+
 export class NotFoundError extends Error {
   constructor(what: string) {
     super(`${what} not found`);
@@ -209,6 +212,8 @@ export class AdminService {
 
   deleteCombo(name: string): void {
     if (!this.store.combos.remove(name)) throw new NotFoundError(`combo "${name}"`);
+    // "default" would otherwise route to a combo that is gone.
+    if (this.settings.string(ACTIVE_COMBO) === name) this.settings.update({ [ACTIVE_COMBO]: null });
     this.changed('combos');
   }
 
@@ -219,6 +224,10 @@ export class AdminService {
   updateSettings(values: unknown): SettingView[] {
     if (typeof values !== 'object' || values === null || Array.isArray(values)) {
       throw new ValidationError('body', 'must be a JSON object of setting keys to values');
+    }
+    const active = (values as Record<string, unknown>)[ACTIVE_COMBO];
+    if (typeof active === 'string' && active.trim() && !this.catalog().combos.has(active.trim())) {
+      throw new ValidationError(ACTIVE_COMBO, `combo "${active.trim()}" does not exist`);
     }
     this.settings.update(values as Record<string, unknown>);
     this.changed('settings');
@@ -279,6 +288,10 @@ export class AdminService {
       if (!RESILIENCE_PREFIXES.some((p) => key.startsWith(p))) {
         throw new ValidationError(key, 'is not a resilience setting (use PATCH /api/settings)');
       }
+    }
+    const active = (values as Record<string, unknown>)[ACTIVE_COMBO];
+    if (typeof active === 'string' && active.trim() && !this.catalog().combos.has(active.trim())) {
+      throw new ValidationError(ACTIVE_COMBO, `combo "${active.trim()}" does not exist`);
     }
     this.settings.update(values as Record<string, unknown>);
     this.changed('settings');

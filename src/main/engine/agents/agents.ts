@@ -1,9 +1,10 @@
 // The five agents `breakwater connect` sets up: which files each reads and what goes in them.
 // Pure: a plan is computed from the gateway's address, key and models; files.ts applies it.
 import { join } from 'node:path';
+import type { AgentId } from '../../../shared/contract';
 import { editDotenv, editJson, editToml } from './edits';
 
-export type AgentId = 'claude-code' | 'codex' | 'opencode' | 'qwen-code' | 'gemini-cli';
+export type { AgentId };
 
 export const AGENT_IDS: readonly AgentId[] = [
   'claude-code',
@@ -179,5 +180,13 @@ export const AGENTS: Record<AgentId, AgentSpec> = {
   'qwen-code': qwenCode,
   'gemini-cli': geminiCli,
 };
+
+/**
+ * The gateway key an agent is given: the one chosen, else `$BREAKWATER_API_KEY`, else a
+ * placeholder, which a gateway without keys accepts from this machine.
+ */
+export function agentKey(chosen: string | undefined, env: NodeJS.ProcessEnv): string {
+  return chosen ?? env.BREAKWATER_API_KEY ?? 'breakwater-local';
+}
 
 export const isAgentId = (s: string): s is AgentId => (AGENT_IDS as readonly string[]).includes(s);

@@ -13,6 +13,8 @@ export interface ConnectResult {
   written: string[];
   /** Files that already said what connect would write. */
   unchanged: string[];
+  /** Copies of the files as they were before the first connect (made now or then): undo's source. */
+  backups: string[];
 }
 
 /**
@@ -25,7 +27,7 @@ export function connectAgent(agent: AgentId, home: string, target: ConnectTarget
     const before = existsSync(f.path) ? readFileSync(f.path, 'utf8') : null;
     return { path: f.path, before, after: f.edit(before) };
   });
-  const result: ConnectResult = { written: [], unchanged: [] };
+  const result: ConnectResult = { written: [], unchanged: [], backups: [] };
   for (const p of plans) {
     if (p.before === p.after) {
       result.unchanged.push(p.path);
@@ -40,6 +42,7 @@ export function connectAgent(agent: AgentId, home: string, target: ConnectTarget
     writeFileSync(p.path, p.after, { mode: 0o600 });
     result.written.push(p.path);
   }
+  for (const p of plans) if (existsSync(p.path + BACKUP)) result.backups.push(p.path + BACKUP);
   return result;
 }
 

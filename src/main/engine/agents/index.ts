@@ -4,6 +4,7 @@ export {
   AGENTS,
   type AgentId,
   type AgentSpec,
+  agentKey,
   type ConnectTarget,
   isAgentId,
 } from './agents';

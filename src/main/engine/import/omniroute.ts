@@ -4,7 +4,7 @@
 // share Breakwater's names (the model comes from there), so those whose key we know carry over.
 
 import type { ComboStrategy, ComboTarget, ProviderConfig } from '../../../shared/contract';
-import { STRATEGIES, UNAVAILABLE_STRATEGIES } from '../../../shared/schema/combo';
+import { MULTI_CALL_STRATEGIES, STRATEGIES } from '../../../shared/schema/combo';
 import { findPreset } from '../config/presets';
 import { findSetting } from '../settings/registry';
 import { flattenSettings } from '../settings/settings';
@@ -155,9 +155,12 @@ export function importOmniroute(text: string): ImportDraft {
     const wanted = str(raw.strategy) ?? 'priority';
     const known =
       STRATEGIES.includes(wanted as ComboStrategy) &&
-      !UNAVAILABLE_STRATEGIES.includes(wanted as ComboStrategy);
+      !MULTI_CALL_STRATEGIES.includes(wanted as ComboStrategy);
     if (!known)
-      draft.skip(`combo ${name} strategy ${wanted}`, 'not available here; imported as priority');
+      draft.skip(
+        `combo ${name} strategy ${wanted}`,
+        'needs options the import cannot carry (or is unknown); imported as priority',
+      );
     if (raw.config && typeof raw.config === 'object' && Object.keys(raw.config).length > 0)
       draft.skip(`combo ${name} config`, 'per-combo options are set in Breakwater by strategy');
     if (targets.length > 0)

@@ -1,4 +1,5 @@
 import type { Catalog } from '../config/catalog';
+import { DEFAULT_MODEL_ALIAS } from '../routing/resolve';
 
 interface ModelEntry {
   id: string;
@@ -7,9 +8,11 @@ interface ModelEntry {
 
 /**
  * Every name a client may put in `model`: combos first (they are what users configure), then
- * bare models that resolve unambiguously, then the explicit `provider/model` form.
+ * bare models that resolve unambiguously, then the explicit `provider/model` form. With an
+ * active combo, the alias "default" comes first, so an agent that picks its model from this
+ * list follows the tray's quick switch.
  */
-export function listModels(catalog: Catalog): ModelEntry[] {
+export function listModels(catalog: Catalog, activeCombo: string | null = null): ModelEntry[] {
   const out: ModelEntry[] = [];
   const seen = new Set<string>();
   const add = (id: string, ownedBy: string) => {
@@ -18,6 +21,7 @@ export function listModels(catalog: Catalog): ModelEntry[] {
       out.push({ id, ownedBy });
     }
   };
+  if (activeCombo && catalog.combos.has(activeCombo)) add(DEFAULT_MODEL_ALIAS, 'breakwater-combo');
   for (const combo of catalog.combos.values()) add(combo.name, 'breakwater-combo');
   for (const [model, owners] of catalog.modelOwners) {
     if (owners.length === 1) add(model, owners[0]!);

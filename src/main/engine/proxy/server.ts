@@ -1,9 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { GatewayApiKeyConfig } from '../../../shared/contract';
 import type { Logger } from '../logger';
 import { type GatewayError, sendError } from '../wire/client-errors';
-import { checkHostAndOrigin, matchGatewayKey, presentedKey } from '../wire/guard';
+import { checkHostAndOrigin, presentedKey } from '../wire/guard';
 import { sendAdminError } from '../wire/json-answer';
 import {
   answerStarted,
@@ -19,7 +19,8 @@ import { SESSION_LEASES_PATH } from './session-leases';
 
 export interface ServerDeps {
   host: string;
-  apiKeys: readonly GatewayApiKeyConfig[];
+  /** The live gateway key (config file or store) whose secret was presented, or null. */
+  matchKey(presented: string | null): GatewayApiKeyConfig | null;
   log: Logger;
   /** Every path but `/api`: the proxy's front door and request stages (proxy/pipeline/). */
   proxy(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void>;
@@ -35,9 +36,16 @@ export interface ServerDeps {
 }
 
 export interface GatewayServer {
-  server: Server;
+  /** The current listener (another one after a move). */
+  readonly server: Server;
   /** Proxy requests currently being handled (admin calls, such as the one asking, excluded). */
   inFlight(): number;
+  /**
+   * Listens on `host:port` and answers the bound port. While serving, a new listener takes over
+   * once it is up: the old one stops accepting, its idle connections close and busy ones close
+   * after their answer. A failure (port taken) leaves the current listener as it was.
+   */
+  listen(host: string, port: number): Promise<number>;
   /** Stops accepting, waits up to `graceMs` for in-flight requests, then cuts what is left. */
   close(graceMs: number): Promise<void>;
 }
@@ -62,7 +70,7 @@ export function createGatewayServer(deps: ServerDeps): GatewayServer {
     const hostProblem = checkHostAndOrigin(req.headers, { host: deps.host });
     if (hostProblem) return sendAdminError(res, 403, hostRefusalCode(hostProblem), hostProblem);
     if (deps.sessionLeases && url.pathname === SESSION_LEASES_PATH) {
-      return deps.sessionLeases(req, res, matchGatewayKey(deps.apiKeys, presentedKey(req.headers)));
+      return deps.sessionLeases(req, res, deps.matchKey(presentedKey(req.headers)));
     }
     return deps.admin(req, res, url);
   };
@@ -78,61 +86,99 @@ export function createGatewayServer(deps: ServerDeps): GatewayServer {
     // Node checks for expired requests this often (30 s by default, doubling the bound).
     connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs / 4),
   };
-  const server = createServer(options, (req, res) => {
-    // Proxied requests however they are spelt (`/v1/…`, Gemini's `/v1beta/…`, `/messages`):
-    // a graceful stop waits for them, not for the admin API or the dashboard.
-    const tracked = !(req.url?.startsWith('/api/') || req.url?.startsWith('/ui'));
-    if (tracked) inFlight++;
-    idle.set(req.socket, false);
-    res.once('close', () => {
-      if (tracked) inFlight--;
-      // A socket that closed under its answer is gone from `sockets` already: putting it back
-      // in `idle` would keep it, its request and its answer for the life of the server.
-      if (sockets.has(req.socket)) idle.set(req.socket, true);
-      if (closing) req.socket.end();
-    });
-    handle(req, res).catch((err: unknown) => {
-      deps.log.error(
-        `server: unhandled error on ${req.method} ${targetForLog(req.url)}: ${(err as Error).stack ?? String(err)}`,
-      );
-      if (!res.headersSent) {
-        res.setHeader('connection', 'close');
-        sendError(res, formatForUnknownPath(req.url ?? '', req.headers['anthropic-version']), {
-          status: 500,
-          kind: 'internal',
-          code: 'internal_error',
-          message: 'internal error',
-        });
-      } else {
-        res.destroy();
-      }
-    });
-  });
-  server.on('connection', (socket: Socket) => {
-    if (!perAddress.admit(socket)) {
-      endWithError(socket, {
-        status: 503,
-        kind: 'overloaded',
-        code: 'too_many_connections',
-        message: `this address already holds ${limits.socketsPerAddress} connections to the gateway`,
+  const makeServer = (): Server => {
+    const server = createServer(options, (req, res) => {
+      // Proxied requests however they are spelt (`/v1/…`, Gemini's `/v1beta/…`, `/messages`):
+      // a graceful stop waits for them, not for the admin API or the dashboard.
+      const tracked = !(req.url?.startsWith('/api/') || req.url?.startsWith('/ui'));
+      if (tracked) inFlight++;
+      idle.set(req.socket, false);
+      res.once('close', () => {
+        if (tracked) inFlight--;
+        // A socket that closed under its answer is gone from `sockets` already: putting it back
+        // in `idle` would keep it, its request and its answer for the life of the server.
+        if (sockets.has(req.socket)) idle.set(req.socket, true);
+        if (closing || retired.has(server)) req.socket.end();
       });
-      return;
-    }
-    sockets.add(socket);
-    idle.set(socket, true);
-    socket.once('close', () => {
-      sockets.delete(socket);
-      idle.delete(socket);
+      handle(req, res).catch((err: unknown) => {
+        deps.log.error(
+          `server: unhandled error on ${req.method} ${targetForLog(req.url)}: ${(err as Error).stack ?? String(err)}`,
+        );
+        if (!res.headersSent) {
+          res.setHeader('connection', 'close');
+          sendError(res, formatForUnknownPath(req.url ?? '', req.headers['anthropic-version']), {
+            status: 500,
+            kind: 'internal',
+            code: 'internal_error',
+            message: 'internal error',
+          });
+        } else {
+          res.destroy();
+        }
+      });
     });
-  });
-  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
-    if (socket.writable && !answerStarted(socket)) endWithError(socket, clientErrorFor(err.code));
-    else socket.destroy();
-  });
+    server.on('connection', (socket: Socket) => {
+      if (!perAddress.admit(socket)) {
+        endWithError(socket, {
+          status: 503,
+          kind: 'overloaded',
+          code: 'too_many_connections',
+          message: `this address already holds ${limits.socketsPerAddress} connections to the gateway`,
+        });
+        return;
+      }
+      sockets.add(socket);
+      idle.set(socket, true);
+      socket.once('close', () => {
+        sockets.delete(socket);
+        idle.delete(socket);
+      });
+    });
+    server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+      if (socket.writable && !answerStarted(socket)) endWithError(socket, clientErrorFor(err.code));
+      else socket.destroy();
+    });
+    return server;
+  };
+  // Listeners replaced by a move: they close each connection once its answer is done.
+  const retired = new WeakSet<Server>();
+  let server = makeServer();
 
   return {
-    server,
+    get server() {
+      return server;
+    },
     inFlight: () => inFlight,
+    async listen(host, port) {
+      if (!server.listening) {
+        await bind(server, host, port);
+        return portOf(server, port);
+      }
+      const old = server;
+      const retire = () => {
+        retired.add(old);
+        old.close();
+        old.closeIdleConnections();
+      };
+      try {
+        server = await bind(makeServer(), host, port);
+      } catch (err) {
+        const was = old.address() as AddressInfo;
+        if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || was.port !== port) throw err;
+        // Another host on the same port: the OS gives the port once, so the current listener
+        // lets go first, and comes back if the new address cannot be had either.
+        retire();
+        try {
+          server = await bind(makeServer(), host, port);
+        } catch (again) {
+          server = await bind(makeServer(), was.address, was.port);
+          throw again;
+        }
+        return port;
+      }
+      retire();
+      return portOf(server, port);
+    },
     async close(graceMs) {
       closing = true;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -146,6 +192,21 @@ export function createGatewayServer(deps: ServerDeps): GatewayServer {
       await closed;
     },
   };
+}
+
+function bind(server: Server, host: string, port: number): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server);
+    });
+  });
+}
+
+function portOf(server: Server, asked: number): number {
+  const address = server.address();
+  return typeof address === 'object' && address ? address.port : asked;
 }
 
 /**

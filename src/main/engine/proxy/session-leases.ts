@@ -115,8 +115,8 @@ export interface SessionLeaseDeps {
   leases: LeaseService;
   clock: Clock;
   maxBodyBytes: number;
-  /** True when gateway API keys are configured (otherwise leases cannot be bound to a key). */
-  keysConfigured: boolean;
+  /** Whether any gateway API key is live, from the config or the store (leases bind to a key). */
+  keysConfigured(): boolean;
 }
 
 export async function handleSessionLeases(
@@ -136,12 +136,12 @@ export async function handleSessionLeases(
   }
   if (!key) {
     res.setHeader('connection', 'close');
-    if (!deps.keysConfigured) {
+    if (!deps.keysConfigured()) {
       return sendAdminError(
         res,
         403,
         'lease_scope_required',
-        'exclusive leases need gateway API keys: add one with scope "lease:exclusive" and allowedConnections to gateway.apiKeys',
+        'exclusive leases need gateway API keys: create one with scope "lease:exclusive" and allowedConnections (POST /api/keys, breakwater keys create, or gateway.apiKeys)',
       );
     }
     return sendAdminError(

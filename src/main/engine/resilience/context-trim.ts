@@ -2,6 +2,7 @@
 // the conversation again with its oldest whole turns removed — after the system prompt and the
 // first user turn, never splitting a tool call from its result, always keeping the latest turn.
 // Pure: error text and request in, the trimmed request (or null) out.
+import { turnStarts } from '../translate/turns';
 import type { ErrorText } from './shape-fix';
 
 type Json = Record<string, unknown>;
@@ -14,20 +15,27 @@ export function isPromptTooLong(e: ErrorText): boolean {
   return e.code === 'context_length_exceeded' || TOO_LONG.test(e.message);
 }
 
-/**
- * How much of the prompt fits, from the numbers the error gives: Anthropic "prompt is too long:
- * 210000 tokens > 200000 maximum", OpenAI and vLLM "maximum context length is 128000 tokens.
- * However, your messages resulted in 130000 tokens". Null when it gives none.
- */
+// Anthropic "prompt is too long: 210000 tokens > 200000 maximum"; OpenAI and vLLM "maximum context
+// length is 128000 tokens. However, your messages resulted in 130000 tokens".
+const ANTHROPIC_NUMBERS = /(\d+) tokens > (\d+) maximum/;
+const OPENAI_NUMBERS =
+  /maximum context length is (\d+) tokens(?:.*?(?:resulted in|requested) (\d+) tokens)?/is;
+
+/** How much of the prompt fits, from the numbers the error gives; null when it gives none. */
 export function fitRatio(e: ErrorText): number | null {
-  const anthropic = /(\d+) tokens > (\d+) maximum/.exec(e.message);
+  const anthropic = ANTHROPIC_NUMBERS.exec(e.message);
   if (anthropic) return Number(anthropic[2]) / Number(anthropic[1]);
-  const openai =
-    /maximum context length is (\d+) tokens.*?(?:resulted in|requested) (\d+) tokens/is.exec(
-      e.message,
-    );
-  if (openai) return Number(openai[1]) / Number(openai[2]);
+  const openai = OPENAI_NUMBERS.exec(e.message);
+  if (openai?.[2]) return Number(openai[1]) / Number(openai[2]);
   return null;
+}
+
+/** The context window, in tokens, that the error says the prompt did not fit; null if unsaid. */
+export function statedContextLimit(e: ErrorText): number | null {
+  const m = ANTHROPIC_NUMBERS.exec(e.message);
+  if (m) return Number(m[2]);
+  const openai = OPENAI_NUMBERS.exec(e.message);
+  return openai ? Number(openai[1]) : null;
 }
 
 function obj(v: unknown): Json | null {
@@ -72,11 +80,12 @@ export function trimConversation(
   const key = conversationKey(body);
   if (!key) return null;
   const items = body[key] as unknown[];
-  let i = 0;
-  while (i < items.length && isSystem(obj(items[i]) ?? {})) i++;
   // Turn starts after the system prompt; the first turn is kept whole.
-  const starts: number[] = [];
-  for (let j = i; j < items.length; j++) if (startsTurn(obj(items[j]) ?? {})) starts.push(j);
+  const starts = turnStarts(
+    items,
+    (x) => isSystem(obj(x) ?? {}),
+    (x) => startsTurn(obj(x) ?? {}),
+  );
   if (starts.length < 3) return null;
   const droppable = starts.length - 2; // not the first turn, not the latest
   const sizes = items.map((x) => JSON.stringify(x)?.length ?? 0);

@@ -34,9 +34,9 @@ export function canHoldLeases(key: GatewayApiKeyConfig | null): key is GatewayAp
 
 export function scopeMessage(key: GatewayApiKeyConfig | null): string {
   if (!key) {
-    return 'exclusive leases need a gateway API key (gateway.apiKeys in the config) with scope "lease:exclusive" and a non-empty allowedConnections';
+    return 'exclusive leases need a gateway API key (gateway.apiKeys in the config, or POST /api/keys) with scope "lease:exclusive" and a non-empty allowedConnections';
   }
-  return `API key "${key.name}" may not hold exclusive leases: give it the scope "lease:exclusive" and a non-empty allowedConnections in gateway.apiKeys`;
+  return `API key "${key.name}" may not hold exclusive leases: give it the scope "lease:exclusive" and a non-empty allowedConnections (gateway.apiKeys, or PATCH /api/keys/{id})`;
 }
 
 function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {

@@ -51,7 +51,8 @@ export interface LeaseServiceDeps {
   repo: LeaseRepo;
   emit(event: EngineEvent): void;
   log: Logger;
-  keys: readonly GatewayApiKeyConfig[];
+  /** The live gateway key of this name (config file or store), or null once it is gone. */
+  keyNamed(name: string): GatewayApiKeyConfig | null;
   catalog(): Catalog;
   exclusion: ExclusionOf;
   /** Whether a connection is healthy enough to be granted when no model is named. */
@@ -112,11 +113,9 @@ function replyBody(lease: Lease, owner?: string): Record<string, unknown> {
  * keys at start. Each transition emits exactly one `lease.acquired` or `lease.ended`.
  */
 export class LeaseService {
-  private readonly keys: ReadonlyMap<string, GatewayApiKeyConfig>;
   private readonly ledger: LeaseLedger;
 
   constructor(private readonly deps: LeaseServiceDeps) {
-    this.keys = new Map(deps.keys.map((k) => [k.name, k]));
     this.ledger = new LeaseLedger(deps.repo, deps.emit);
   }
 
@@ -125,12 +124,13 @@ export class LeaseService {
   /**
    * Ends ACTIVE leases the configuration no longer allows: their key is gone or lost the scope,
    * their connection left the key's allowedConnections, or the connection was removed. Runs at
-   * start and after every catalog reload. Also prunes old ended rows.
+   * start, after every catalog reload and after a gateway key changes (created, edited, revoked
+   * or rotated through the admin API). Also prunes old ended rows.
    */
   reconcile(now: number): void {
     this.ledger.write(now, (events) => {
       for (const l of this.deps.repo.active()) {
-        const key = this.keys.get(l.keyName) ?? null;
+        const key = this.deps.keyNamed(l.keyName);
         const reason = !canHoldLeases(key)
           ? ('key_revoked' as const)
           : !key.allowedConnections!.includes(l.connection)

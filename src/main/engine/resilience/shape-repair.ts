@@ -183,6 +183,10 @@ export class ShapeRepairs {
     });
   }
 
+  failedOver(e: Omit<Extract<EngineEvent, { type: 'shape.failover' }>, 'type' | 'at'>): void {
+    this.deps.emit({ type: 'shape.failover', at: this.deps.now(), ...e });
+  }
+
   list(): LearnedFixView[] {
     const out: LearnedFixView[] = [];
     for (const [key, learned] of this.byModel) {

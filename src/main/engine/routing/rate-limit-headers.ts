@@ -1,7 +1,9 @@
 // Remaining quota and reset times as providers announce them in response headers:
 // OpenAI-style `x-ratelimit-{limit,remaining,reset}-{requests,tokens}` (reset as "6m0s", "20ms"),
-// Anthropic `anthropic-ratelimit-{requests,tokens}-{limit,remaining,reset}` (reset RFC 3339) and
-// the subscription `anthropic-ratelimit-unified-*` (utilization 0-1, reset in epoch seconds).
+// Anthropic `anthropic-ratelimit-{requests,tokens,input-tokens,output-tokens}-{limit,remaining,reset}`
+// (reset RFC 3339) and
+// the subscription `anthropic-ratelimit-unified-*` (5-hour and weekly utilization 0-1, reset in
+// epoch seconds).
 
 export type Headers = Readonly<Record<string, string | string[] | undefined>>;
 
@@ -15,7 +17,29 @@ export interface QuotaWindow {
 export interface Quota {
   requests: QuotaWindow | null;
   tokens: QuotaWindow | null;
+  /** Anthropic's separate input- and output-token limits (API keys on newer tiers). */
+  inputTokens: QuotaWindow | null;
+  outputTokens: QuotaWindow | null;
+  /** Subscription accounts: percent left (of 100) of the 5-hour and the weekly window. */
+  fiveHour: QuotaWindow | null;
+  weekly: QuotaWindow | null;
   learnedAt: number;
+}
+
+export const QUOTA_WINDOWS = [
+  'requests',
+  'tokens',
+  'inputTokens',
+  'outputTokens',
+  'fiveHour',
+  'weekly',
+] as const;
+
+/** A quota with no window known yet. */
+export function emptyQuota(learnedAt: number): Quota {
+  const out = { learnedAt } as Quota;
+  for (const k of QUOTA_WINDOWS) out[k] = null;
+  return out;
 }
 
 function header(h: Headers, name: string): string | undefined {
@@ -64,7 +88,7 @@ function window(
 /** The quota a response announces, or null when it carries no rate-limit header. */
 export function quotaFromHeaders(h: Headers, now: number): Quota | null {
   const kinds = ['requests', 'tokens'] as const;
-  const out: Quota = { requests: null, tokens: null, learnedAt: now };
+  const out = emptyQuota(now);
   for (const kind of kinds) {
     out[kind] =
       window(h, now, {
@@ -78,25 +102,44 @@ export function quotaFromHeaders(h: Headers, now: number): Quota | null {
         reset: `anthropic-ratelimit-${kind}-reset`,
       });
   }
-  // Subscription accounts announce a utilization of their 5-hour window instead of counts.
-  const utilization = num(header(h, 'anthropic-ratelimit-unified-5h-utilization'));
-  const unifiedReset =
-    resetTime(header(h, 'anthropic-ratelimit-unified-5h-reset'), now) ??
-    resetTime(header(h, 'anthropic-ratelimit-unified-reset'), now);
-  if (out.tokens === null && (utilization !== null || unifiedReset !== null)) {
-    out.tokens = {
-      remaining: utilization === null ? null : Math.max(0, 1 - utilization) * 100,
-      limit: utilization === null ? null : 100,
-      resetAt: unifiedReset,
-    };
+  for (const [kind, name] of [
+    ['inputTokens', 'input-tokens'],
+    ['outputTokens', 'output-tokens'],
+  ] as const) {
+    out[kind] = window(h, now, {
+      remaining: `anthropic-ratelimit-${name}-remaining`,
+      limit: `anthropic-ratelimit-${name}-limit`,
+      reset: `anthropic-ratelimit-${name}-reset`,
+    });
   }
-  return out.requests === null && out.tokens === null ? null : out;
+  out.fiveHour = unified(h, now, '5h', 'anthropic-ratelimit-unified-reset');
+  out.weekly = unified(h, now, '7d');
+  return QUOTA_WINDOWS.some((w) => out[w] !== null) ? out : null;
+}
+
+/** A unified window (`5h`, `7d`) as percent left of 100; the 5-hour one may reset per `fallbackReset`. */
+function unified(
+  h: Headers,
+  now: number,
+  span: string,
+  fallbackReset?: string,
+): QuotaWindow | null {
+  const utilization = num(header(h, `anthropic-ratelimit-unified-${span}-utilization`));
+  const resetAt =
+    resetTime(header(h, `anthropic-ratelimit-unified-${span}-reset`), now) ??
+    (fallbackReset ? resetTime(header(h, fallbackReset), now) : null);
+  if (utilization === null && resetAt === null) return null;
+  return {
+    remaining: utilization === null ? null : Math.max(0, 1 - utilization) * 100,
+    limit: utilization === null ? null : 100,
+    resetAt,
+  };
 }
 
 /** The smaller share left of the known limits (0-1), or null when no limit is known. */
 export function remainingShare(q: Quota): number | null {
   let share: number | null = null;
-  for (const w of [q.requests, q.tokens]) {
+  for (const w of QUOTA_WINDOWS.map((k) => q[k])) {
     if (w?.remaining == null || w.limit == null || w.limit <= 0) continue;
     const s = Math.max(0, Math.min(1, w.remaining / w.limit));
     share = share === null ? s : Math.min(share, s);
@@ -106,6 +149,6 @@ export function remainingShare(q: Quota): number | null {
 
 /** The soonest announced reset (epoch ms), or null. */
 export function nextReset(q: Quota): number | null {
-  const times = [q.requests?.resetAt, q.tokens?.resetAt].filter((t): t is number => t != null);
+  const times = QUOTA_WINDOWS.map((k) => q[k]?.resetAt).filter((t): t is number => t != null);
   return times.length > 0 ? Math.min(...times) : null;
 }

@@ -1,4 +1,5 @@
 import type { ClientFormat, ProviderFormat } from '../../../shared/contract';
+import { comboTargets } from '../../../shared/schema/combo';
 import type { Catalog, CatalogConnection, CatalogProvider } from '../config/catalog';
 import { parseTargetRef, targetRefOf, weightOf } from '../config/validate';
 
@@ -41,6 +42,18 @@ function targetOf(catalog: Catalog, ref: string, weight?: number): Target | null
   };
 }
 
+/** The model name that asks for the active combo (setting `routing.activeCombo`). */
+export const DEFAULT_MODEL_ALIAS = 'default';
+
+/**
+ * The name to route a request's `model` by: "default" means the active combo, unless a combo is
+ * itself named "default" or none is active. Every other name routes as sent.
+ */
+export function aliasedModel(catalog: Catalog, model: string, activeCombo: string | null): string {
+  if (model !== DEFAULT_MODEL_ALIAS || !activeCombo || catalog.combos.has(model)) return model;
+  return activeCombo;
+}
+
 /**
  * A request's `model` names, in this order: a combo, `provider/model`, or a bare model that
  * exactly one enabled provider lists. Models may themselves contain "/" (e.g. OpenRouter's
@@ -49,7 +62,7 @@ function targetOf(catalog: Catalog, ref: string, weight?: number): Target | null
 export function resolveModel(catalog: Catalog, model: string): Resolution {
   const combo = catalog.combos.get(model);
   if (combo) {
-    const targets = combo.targets
+    const targets = comboTargets(combo)
       .map((t) => targetOf(catalog, targetRefOf(t), weightOf(t)))
       .filter((t): t is Target => t !== null);
     return { kind: 'targets', combo: combo.name, targets };

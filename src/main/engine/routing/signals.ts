@@ -3,6 +3,8 @@
 
 import type { ModelSpec } from '../../../shared/contract';
 import type { Catalog } from '../config/catalog';
+import { RelaySessions } from './context-relay';
+import { QuotaBook } from './quota-book';
 import { type Headers, type Quota, quotaFromHeaders } from './rate-limit-headers';
 import type { Candidate } from './resolve';
 
@@ -57,14 +59,19 @@ export interface CallLearning {
 }
 
 export class RoutingSignals {
+  /** context-relay: which target each session was last served by. */
+  readonly relaySessions = new RelaySessions();
   private readonly targets = new Map<string, TargetStats>();
-  private readonly quotas = new Map<string, Quota>();
   private readonly turnCount = new Map<string, number>();
   private readonly decks = new Map<string, Set<string>>();
   private readonly good = new Map<string, string>();
   private readonly prefixes = new Map<string, string>();
 
-  constructor(readonly rng: () => number = Math.random) {}
+  constructor(
+    readonly rng: () => number = Math.random,
+    /** Kept across restarts when the engine gives it a store. */
+    readonly quotas: QuotaBook = new QuotaBook(),
+  ) {}
 
   private stats(target: string): TargetStats {
     let s = this.targets.get(target);
@@ -105,7 +112,7 @@ export class RoutingSignals {
           : s.latency + EWMA_ALPHA * (outcome.latencyMs - s.latency);
     }
     const quota = outcome.headers ? quotaFromHeaders(outcome.headers, now) : null;
-    if (quota) this.quotas.set(c.connection.id, quota);
+    if (quota) this.quotas.learn(c.connection.id, quota);
   }
 
   /** How a combo's request ended: lkgp and cache-optimized remember who served. */

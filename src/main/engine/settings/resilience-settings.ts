@@ -4,7 +4,12 @@ import {
   DEFAULT_PROVIDER_COOLDOWN,
   DEFAULT_THROUGHPUT_WATCHDOG,
 } from './resilience-defaults';
-import { validateErrorCodes, validateFallback, validateRules } from './resilience-values';
+import {
+  validateComboName,
+  validateErrorCodes,
+  validateFallback,
+  validateRules,
+} from './resilience-values';
 import type { CrossCheck, SettingDef } from './setting-def';
 
 const DAY = 86_400_000;
@@ -193,6 +198,14 @@ export const RESILIENCE_SETTINGS: readonly SettingDef[] = [
     validate: validateFallback,
     description:
       'A "provider/model" tried only when every other target is excluded or has failed, instead of answering 503.',
+  },
+  {
+    key: 'routing.activeCombo',
+    kind: 'string',
+    defaultValue: '',
+    validate: validateComboName,
+    description:
+      'The active combo: requests for the model "default" go to it (a combo named "default" wins). Requests naming a combo or model themselves are unaffected. Switched from the tray too.',
   },
   {
     key: 'routing.emergencyFallbackEnabled',

@@ -22,6 +22,14 @@ export function validateFallback(value: unknown, key: string): string {
   return v;
 }
 
+/** A combo name or empty; whether the combo exists is checked by the admin service. */
+export function validateComboName(value: unknown, key: string): string {
+  if (typeof value !== 'string') throw new ValidationError(key, 'must be a string');
+  const v = value.trim();
+  if (v.length > 200) throw new ValidationError(key, 'must be at most 200 characters');
+  return v;
+}
+
 const RULE_FIELDS = [
   'provider',
   'id',

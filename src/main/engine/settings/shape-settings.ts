@@ -24,7 +24,7 @@ export const SHAPE_SETTINGS: readonly SettingDef[] = [
     defaultValue: true,
     env: 'BREAKWATER_TOOL_LIMIT',
     description:
-      'A 400 stating a maximum number of tools is remembered per provider and model; later requests with more tools skip that target, or get a clear 400 when none is left.',
+      'A 400 stating a maximum number of tools is remembered per provider and model; that request and later ones with more tools fail over to a target without the limit, or get a clear 400 when none is left.',
   },
   {
     key: 'shapeRepair.contextEditing',
@@ -32,7 +32,7 @@ export const SHAPE_SETTINGS: readonly SettingDef[] = [
     defaultValue: false,
     env: 'BREAKWATER_CONTEXT_EDITING',
     description:
-      'Opt-in (it changes what the model sees): a 400 saying the prompt is too long is retried once with the oldest whole turns removed, after the system prompt and the first user turn.',
+      "Opt-in (it changes what the model sees): a 400 saying the prompt is too long is retried once with the oldest whole turns removed, after the system prompt and the first user turn. A combo's options.contextEditing wins over this. Off, the request fails over to a target with a larger context window, if one is left.",
   },
   {
     key: 'streamRecovery.contentIdle',

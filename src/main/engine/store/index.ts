@@ -12,6 +12,7 @@ import { createGatewayKeyRepo, type GatewayKeyRepo } from './gateway-keys';
 import { createLearnedFixRepo, type LearnedFixRepo } from './learned-fixes';
 import { createLeaseRepo, type LeaseRepo } from './leases';
 import { createProviderRepo, type ProviderRepo } from './providers';
+import { createQuotaRepo, type QuotaRepo } from './quotas';
 import { createRequestLog, type RequestLog, type RequestLogOptions } from './request-log';
 import { createResilienceRepo, type ResilienceRepo } from './resilience';
 import { createSessionPinRepo, type SessionPinRepo } from './session-pins';
@@ -42,6 +43,8 @@ export interface Store {
   usage: UsageRollupRepo;
   /** Request-shape fixes learnt from providers' 400s. */
   learnedFixes: LearnedFixRepo;
+  /** The last quota each connection's upstream announced (written in batches by routing). */
+  quotas: QuotaRepo;
   /** Flushes the request log, then closes the database. Safe to call more than once. */
   close(): void;
 }
@@ -65,6 +68,7 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
       gatewayKeys: createGatewayKeyRepo(db),
       usage: createUsageRollupRepo(db),
       learnedFixes: createLearnedFixRepo(db),
+      quotas: createQuotaRepo(db),
       close() {
         if (closed) return;
         closed = true;
@@ -96,6 +100,7 @@ export {
   NewerSchemaError,
 } from './migrations';
 export type { ProviderRecord, ProviderRepo } from './providers';
+export type { QuotaRepo, QuotaRow } from './quotas';
 export type { RecentQuery, RequestLog, RequestLogOptions, RequestLogStats } from './request-log';
 export type { ResilienceChanges, ResilienceRepo } from './resilience';
 export type { SecretCodec } from './secret-codec';

@@ -229,6 +229,17 @@ export const migrations: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 8,
+    name: 'last known upstream quota per connection',
+    up: `
+      CREATE TABLE connection_quotas (
+        connection TEXT PRIMARY KEY,
+        quota TEXT NOT NULL,
+        learned_at INTEGER NOT NULL
+      ) WITHOUT ROWID;
+    `,
+  },
 ];
 
 /** Highest schema version this build knows how to read and write. */

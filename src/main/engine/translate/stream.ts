@@ -1,6 +1,7 @@
 // Stream converters: SSE bytes of one format in, SSE text of another out, one event at a time.
 import {
   emptyUsage,
+  type IrError,
   type IrEvent,
   type IrResponse,
   type IrUsage,
@@ -125,6 +126,11 @@ export class StreamTranslator {
   /** The writer's closing events, unless an error event already ended the stream. */
   close(): string {
     return this.failed ? '' : this.writer.finish();
+  }
+
+  /** Ends the stream with an error event of the relay's own (a break, a watchdog cut). */
+  fail(error: IrError): string {
+    return this.apply([{ type: 'error', error }]);
   }
 
   /** Writes IR events directly (an upstream that answered without streaming). */

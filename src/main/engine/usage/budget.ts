@@ -26,7 +26,27 @@ export interface Windows {
 
 export type BudgetDecision =
   | { kind: 'allow' }
-  | { kind: 'over'; limit: KeyLimitName; used: number; max: number; retryAfterMs: number };
+  | {
+      kind: 'over';
+      limit: KeyLimitName;
+      used: number;
+      max: number;
+      retryAfterMs: number;
+      /** A reservation that did not fit: what this request asked, and what others in flight hold. */
+      asked?: number;
+      held?: number;
+    };
+
+/** Tokens and USD a request holds against its key's budgets while it runs (an estimate). */
+export interface Hold {
+  tokens: number;
+  usd: number;
+}
+
+export const NO_HOLD: Hold = { tokens: 0, usd: 0 };
+
+/** Refused only because requests in flight hold the rest: they end soon, so retry soon. */
+export const IN_FLIGHT_RETRY_MS = 1000;
 
 export interface Threshold {
   limit: KeyLimitName;
@@ -143,4 +163,47 @@ export function crossed(
     }
   });
   return out;
+}
+
+/**
+ * Whether a request's estimate (`ask`: input plus `max_tokens` of output, priced) fits in what
+ * its key has left of each token and USD limit, counting what requests still in flight hold
+ * (`held`), so concurrent requests cannot jointly overshoot. The limit named is the first that
+ * does not fit; a refusal only because of requests in flight says to retry in a second.
+ */
+export function decideReservation(
+  limits: KeyLimits,
+  counters: KeyCounters,
+  held: Hold,
+  ask: Hold,
+  now: number,
+): BudgetDecision {
+  const c = current(counters, now);
+  const w = windowsAt(now);
+  const checks = [
+    {
+      limit: 'tokensPerDay',
+      used: c.tokensToday,
+      held: held.tokens,
+      ask: ask.tokens,
+      end: w.dayEnd,
+    },
+    { limit: 'usdPerDay', used: c.usdToday, held: held.usd, ask: ask.usd, end: w.dayEnd },
+    { limit: 'usdPerMonth', used: c.usdThisMonth, held: held.usd, ask: ask.usd, end: w.monthEnd },
+  ] as const;
+  for (const x of checks) {
+    const max = limits[x.limit];
+    if (max === undefined || x.used + x.held + x.ask <= max) continue;
+    const alone = x.used + x.ask <= max;
+    return {
+      kind: 'over',
+      limit: x.limit,
+      used: x.used,
+      max,
+      retryAfterMs: alone ? IN_FLIGHT_RETRY_MS : x.end - now,
+      asked: x.ask,
+      held: x.held,
+    };
+  }
+  return { kind: 'allow' };
 }

@@ -9,14 +9,36 @@ import {
   crossed,
   current,
   decideBudget,
+  decideReservation,
   emptyCounters,
+  type Hold,
   type KeyCounters,
+  NO_HOLD,
   type Threshold,
   windowsAt,
 } from './budget';
 
+/**
+ * A request's estimate held against its key's budgets until its answer ends. Released in
+ * `finally` (the reserve stage's `after`), just before the actual usage is charged, in the
+ * same turn; releasing twice does nothing.
+ */
+export class BudgetReservation {
+  private live = true;
+
+  constructor(private readonly giveBack: () => void) {}
+
+  release(): void {
+    if (!this.live) return;
+    this.live = false;
+    this.giveBack();
+  }
+}
+
 export class BudgetBook {
   private readonly counters = new Map<string, KeyCounters>();
+  /** What requests in flight hold per key (not tied to a window: they end within minutes). */
+  private readonly holds = new Map<string, Hold>();
 
   /** Sums today's and this month's tokens and cost per key from the stored roll-ups. */
   seed(repo: UsageRollupRepo, now: number): void {
@@ -57,6 +79,36 @@ export class BudgetBook {
     const after = { ...c, requestsThisMinute: c.requestsThisMinute + 1 };
     this.counters.set(key, after);
     return { decision, crossed: crossed(limits, c, after, now) };
+  }
+
+  /**
+   * Holds `ask` against the key's token and USD limits if it fits with what is used and held
+   * already; the check and the hold happen in one step, so concurrent requests see each other.
+   */
+  reserve(
+    key: string,
+    limits: KeyLimits,
+    ask: Hold,
+    now: number,
+  ): { decision: BudgetDecision; reservation: BudgetReservation | null } {
+    const held = this.held(key);
+    const decision = decideReservation(limits, this.at(key, now), held, ask, now);
+    if (decision.kind === 'over') return { decision, reservation: null };
+    this.holds.set(key, { tokens: held.tokens + ask.tokens, usd: held.usd + ask.usd });
+    return {
+      decision,
+      reservation: new BudgetReservation(() => {
+        const h = this.held(key);
+        const left = { tokens: h.tokens - ask.tokens, usd: h.usd - ask.usd };
+        if (left.tokens <= 0 && left.usd <= 1e-12) this.holds.delete(key);
+        else this.holds.set(key, left);
+      }),
+    };
+  }
+
+  /** What the key's requests in flight hold. */
+  held(key: string): Hold {
+    return this.holds.get(key) ?? NO_HOLD;
   }
 
   /** Adds an answered request's tokens and cost; returns the thresholds it crossed. */

@@ -32,6 +32,7 @@ function hashOf(secret: string): string {
 export class KeyRing {
   private byHash = new Map<string, PresentedKey>();
   private byName = new Map<string, PresentedKey>();
+  private readonly listeners: (() => void)[] = [];
 
   constructor(
     private readonly repo: GatewayKeyRepo,
@@ -64,6 +65,11 @@ export class KeyRing {
       });
     }
     this.refresh();
+  }
+
+  /** Runs `listener` after every change of the live keys (leases follow their key's scopes). */
+  onChange(listener: () => void): void {
+    this.listeners.push(listener);
   }
 
   /** Live (not revoked) keys. */
@@ -192,6 +198,7 @@ export class KeyRing {
     }
     this.byHash = byHash;
     this.byName = byName;
+    for (const listener of this.listeners) listener();
   }
 }
 

@@ -58,6 +58,8 @@ export class UsageService {
   readonly budgets = new BudgetBook();
   readonly metrics = new RequestMetrics();
   private readonly rollup: UsageRollup;
+  /** `key\0limit\0window end` of the warnings given, so each is given once per window. */
+  private readonly warned = new Set<string>();
 
   constructor(private readonly deps: UsageServiceDeps) {
     this.rollup = new UsageRollup({
@@ -76,6 +78,9 @@ export class UsageService {
     this.announce(key, r.crossed, now);
     return r.decision;
   }
+
+  /** The reserve stage: the request's estimate held against the key's token and USD limits. */
+  readonly reserve: BudgetBook['reserve'] = (...args) => this.budgets.reserve(...args);
 
   /** An answered request: into the roll-up, the metrics and its key's budget. */
   record(request: ObservedRequest, sample: UsageSample): void {
@@ -104,7 +109,11 @@ export class UsageService {
     const since = this.since(query.since ?? '24h', now);
     // What is still in memory is written first, so the answer includes the last second.
     this.rollup.flush();
-    const report: UsageReport = { since, rows: this.deps.repo.totals(by, since) };
+    const rows = this.deps.repo.totals(by, since).map((r) => ({
+      ...r,
+      cacheHitRate: r.inputTokens > 0 ? r.cacheReadTokens / r.inputTokens : null,
+    }));
+    const report: UsageReport = { since, rows };
     if (query.step !== undefined) {
       const step = durationMs(query.step);
       if (step === null) throw new UsageQueryError('step', 'step must be like 1m, 1h or 1d');
@@ -134,7 +143,19 @@ export class UsageService {
     return at;
   }
 
+  /**
+   * Once per key, limit and window: use can cross 80 % again in the same window when the limit
+   * is raised meanwhile; the user was told already.
+   */
   private announce(key: string, crossed: Threshold[], now: number): void {
-    for (const t of crossed) this.deps.emit({ type: 'budget.threshold', at: now, key, ...t });
+    if (crossed.length === 0) return;
+    for (const id of this.warned)
+      if (Number(id.slice(id.lastIndexOf('\0') + 1)) <= now) this.warned.delete(id);
+    for (const t of crossed) {
+      const id = `${key}\0${t.limit}\0${t.resetsAt}`;
+      if (this.warned.has(id)) continue;
+      this.warned.add(id);
+      this.deps.emit({ type: 'budget.threshold', at: now, key, ...t });
+    }
   }
 }

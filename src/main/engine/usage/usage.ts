@@ -29,24 +29,38 @@ function obj(v: unknown): Json | null {
 }
 
 /**
- * Reads usage from any of the three formats' `usage` objects (Chat: prompt/completion tokens;
- * Responses and Anthropic: input/output tokens), merging into what is known so far: Anthropic
- * streams report input tokens in `message_start` and output tokens in `message_delta`.
+ * Gemini's output: `candidatesTokenCount` leaves out the thoughts, which the other formats (and
+ * the price of output) count in.
+ */
+function geminiOutput(u: Json): number | null {
+  const candidates = num(u.candidatesTokenCount);
+  const thoughts = num(u.thoughtsTokenCount);
+  return candidates === null && thoughts === null ? null : (candidates ?? 0) + (thoughts ?? 0);
+}
+
+/**
+ * Reads usage from any of the four formats' usage objects (Chat: prompt/completion tokens;
+ * Responses and Anthropic: input/output tokens; Gemini's `usageMetadata`: token counts, its
+ * prompt count with the cached part in), merging into what is known so far: Anthropic streams
+ * report input tokens in `message_start` and output tokens in `message_delta`, Gemini streams
+ * repeat the running counts in every chunk.
  */
 export function mergeUsage(into: Usage, usageValue: unknown): void {
   const u = obj(usageValue);
   if (!u) return;
-  const input = num(u.prompt_tokens) ?? num(u.input_tokens);
-  const output = num(u.completion_tokens) ?? num(u.output_tokens);
+  const input = num(u.prompt_tokens) ?? num(u.input_tokens) ?? num(u.promptTokenCount);
+  const output = num(u.completion_tokens) ?? num(u.output_tokens) ?? geminiOutput(u);
   const anthropicRead = num(u.cache_read_input_tokens);
   const cacheWrite = num(u.cache_creation_input_tokens);
   const cached =
     num(obj(u.prompt_tokens_details)?.cached_tokens) ??
     num(obj(u.input_tokens_details)?.cached_tokens) ??
-    anthropicRead;
+    anthropicRead ??
+    num(u.cachedContentTokenCount);
   const reasoning =
     num(obj(u.completion_tokens_details)?.reasoning_tokens) ??
-    num(obj(u.output_tokens_details)?.reasoning_tokens);
+    num(obj(u.output_tokens_details)?.reasoning_tokens) ??
+    num(u.thoughtsTokenCount);
   if (anthropicRead !== null || cacheWrite !== null) into.cacheApart = true;
   if (input !== null) into.inputTokens = input;
   if (output !== null) into.outputTokens = output;
@@ -61,24 +75,25 @@ export function promptTokens(u: Usage): number | null {
   return u.inputTokens + (u.cachedTokens ?? 0) + (u.cacheWriteTokens ?? 0);
 }
 
-/** Finds the `usage` object of a whole JSON response or of one stream event. */
+/** Finds the `usage` object (Gemini: `usageMetadata`) of a whole JSON response or of one stream event. */
 export function usageOf(event: Json): unknown {
   if (event.usage !== undefined) return event.usage;
+  if (event.usageMetadata !== undefined) return event.usageMetadata;
   const inner = obj(event.response) ?? obj(event.message);
   return inner?.usage;
 }
 
 /**
  * The `usage` of a whole JSON answer, as `usageOf(JSON.parse(raw))` would find it: only the
- * top-level `usage` member is parsed, not the answer around it. Answers without one (the rare
+ * top-level `usage` member (`key`: Gemini's `usageMetadata`) is parsed, not the answer around it. Answers without one (the rare
  * `response.usage` / `message.usage` shapes, or none at all) are parsed whole. Undefined when
  * the answer is not JSON. A body whose only flaw lies outside `usage` still has it counted.
  */
-export function usageOfBody(raw: Buffer): unknown {
+export function usageOfBody(raw: Buffer, key: UsageKey = USAGE_KEY): unknown {
   let start = -1;
   let end = -1;
   const wellFormed = forEachMember(raw, (keyStart, keyEnd, valueStart, valueEnd) => {
-    if (!keyIs(raw, keyStart, keyEnd, USAGE)) return;
+    if (!keyIs(raw, keyStart, keyEnd, key.quoted)) return;
     start = valueStart;
     end = valueEnd;
   });
@@ -105,8 +120,22 @@ const NEWLINE = 0x0a;
 // Responses' `response.completed` repeats the whole output, so its line can be long.
 const MAX_LINE = 16 * 1024 * 1024;
 const DATA = Buffer.from('data:');
-const USAGE = Buffer.from('"usage"');
-const USAGE_TAIL = Buffer.from('usage"');
+
+/** The member that holds an answer's usage, as the byte scans look for it. */
+export interface UsageKey {
+  /** `"usage"`. */
+  readonly quoted: Buffer;
+  /** `usage"`: see `nextUsage`. */
+  readonly tail: Buffer;
+}
+
+function usageKey(name: string): UsageKey {
+  return { quoted: Buffer.from(`"${name}"`), tail: Buffer.from(`${name}"`) };
+}
+
+const USAGE_KEY = usageKey('usage');
+/** Gemini's answers and stream chunks carry `usageMetadata`, and no `usage`. */
+export const GEMINI_USAGE_KEY = usageKey('usageMetadata');
 const NULL_VALUE = Buffer.from(':null');
 
 /** Whether `expected` is at `pos`, before `end`; compared inline, as a native call costs more. */
@@ -121,12 +150,8 @@ function bytesAt(buf: Buffer, pos: number, end: number, expected: Buffer): boole
  * quote before it is checked after: JSON is full of quotes, so a needle that starts with one
  * stops the native search at every string (six times slower over a typical stream).
  */
-function nextUsage(buf: Buffer, from: number): number {
-  for (
-    let at = buf.indexOf(USAGE_TAIL, from + 1);
-    at !== -1;
-    at = buf.indexOf(USAGE_TAIL, at + 1)
-  ) {
+function nextUsage(buf: Buffer, from: number, tail: Buffer): number {
+  for (let at = buf.indexOf(tail, from + 1); at !== -1; at = buf.indexOf(tail, at + 1)) {
     if (buf[at - 1] === QUOTE) return at - 1;
   }
   return -1;
@@ -142,6 +167,8 @@ export class SseUsageObserver {
   /** The unfinished last line so far, in pieces, so a long line is joined once. */
   private partial: Buffer[] = [];
   private partialBytes = 0;
+
+  constructor(private readonly key: UsageKey = USAGE_KEY) {}
 
   push(chunk: Buffer): void {
     let from = 0;
@@ -180,14 +207,15 @@ export class SseUsageObserver {
   private lines(buf: Buffer, from: number, lastNl: number): void {
     // The first `\u` at or after the line being read (buf.length: none), searched when needed.
     let nextEscape = -1;
-    let at = nextUsage(buf, from);
+    const { quoted, tail } = this.key;
+    let at = nextUsage(buf, from, tail);
     while (at !== -1 && at < lastNl) {
       const start = buf.lastIndexOf(NEWLINE, at) + 1;
       const end = buf.indexOf(NEWLINE, at);
       // Chat streams with include_usage send `"usage":null` in every chunk, which counts nothing.
       let onlyNull = true;
-      for (; at !== -1 && at < end; at = nextUsage(buf, at + 1)) {
-        onlyNull &&= bytesAt(buf, at + USAGE.length, end, NULL_VALUE);
+      for (; at !== -1 && at < end; at = nextUsage(buf, at + 1, tail)) {
+        onlyNull &&= bytesAt(buf, at + quoted.length, end, NULL_VALUE);
       }
       if (!bytesAt(buf, start, end, DATA)) continue;
       if (onlyNull) {

@@ -136,14 +136,42 @@ export function sendError(res: ServerResponse, format: ClientFormat, err: Gatewa
 
 /**
  * A terminal SSE event in the client's format, for failures after the stream was committed:
- * the client sees a parseable error instead of a silently truncated answer.
+ * the client sees a parseable error instead of a silently truncated answer. A Responses event
+ * takes the stream's next `sequence_number`; it carries the fields both at the top (OpenAI's
+ * event) and nested in `error` (the Open Responses schema), so clients of either accept it.
  */
-export function streamErrorEvent(format: ClientFormat, err: GatewayError): string {
+export function streamErrorEvent(
+  format: ClientFormat,
+  err: GatewayError,
+  sequenceNumber = 0,
+): string {
   const body = errorBody(format, err);
   if (format === 'anthropic') return `event: error\ndata: ${JSON.stringify(body)}\n\n`;
   if (format === 'openai-responses') {
-    const e = body as { error: Record<string, unknown> };
-    return `event: error\ndata: ${JSON.stringify({ ...e.error, type: 'error' })}\n\n`;
+    const { type, code, message, param } = (body as { error: Record<string, unknown> }).error;
+    const data = {
+      type: 'error',
+      sequence_number: sequenceNumber,
+      code,
+      message,
+      param,
+      error: { type, code, message, param },
+    };
+    return `event: error\ndata: ${JSON.stringify(data)}\n\n`;
   }
   return `data: ${JSON.stringify(body)}\n\n`;
+}
+
+const SEQUENCE_NUMBER = /"sequence_number"\s*:\s*(\d+)/g;
+
+/**
+ * The sequence number after the last one in `tail` (the end of a relayed Responses stream), for
+ * an error event the relay adds; 0 when none is there.
+ */
+export function nextSequenceNumber(tail: readonly Buffer[]): number {
+  let last = -1;
+  for (const m of Buffer.concat(tail).toString('latin1').matchAll(SEQUENCE_NUMBER)) {
+    last = Number(m[1]);
+  }
+  return last + 1;
 }

@@ -1,6 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { GatewayApiKeyConfig } from '../../../shared/contract';
 
 const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '::1', '[::1]']);
 
@@ -15,11 +14,6 @@ export function isLoopbackAddress(address: string | undefined): boolean {
 
 export function isLoopbackHost(host: string): boolean {
   return LOOPBACK_NAMES.has(host) || isLoopbackAddress(host);
-}
-
-/** A host as it goes in a URL (IPv6 in brackets). */
-export function urlHost(host: string): string {
-  return host.includes(':') ? `[${host}]` : host;
 }
 
 /** Hostname part of a Host header (`[::1]:4141` → `[::1]`, `localhost:4141` → `localhost`). */
@@ -84,14 +78,6 @@ export function presentedKey(headers: IncomingHttpHeaders): string | null {
     return auth.replace(/^bearer\s+/i, '').trim();
   const x = headers['x-api-key'];
   return typeof x === 'string' && x.length > 0 ? x : null;
-}
-
-export function matchGatewayKey(
-  keys: readonly GatewayApiKeyConfig[],
-  presented: string | null,
-): GatewayApiKeyConfig | null {
-  if (!presented) return null;
-  return keys.find((k) => safeEqual(k.key, presented)) ?? null;
 }
 
 export function checkAdminToken(headers: IncomingHttpHeaders, token: string): boolean {

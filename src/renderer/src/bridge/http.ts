@@ -11,6 +11,31 @@ import type { DashboardBridge, LinkState } from './types';
 const RETRY_MIN_MS = 500;
 const RETRY_MAX_MS = 10_000;
 
+type Moved = Extract<EngineEvent, { type: 'gateway.moved' }>;
+
+/**
+ * Where the dashboard continues after the gateway moved, or null when this page is there already.
+ * A wildcard bind (0.0.0.0, ::) keeps the name the browser used; the token goes in the fragment,
+ * as in the sign-in link, because sessionStorage belongs to the old origin.
+ */
+export function movedDashboardUrl(
+  page: { protocol: string; hostname: string; port: string },
+  moved: Pick<Moved, 'host' | 'port'>,
+  token: string | null,
+): string | null {
+  const wildcard = moved.host === '0.0.0.0' || moved.host === '::';
+  const host = wildcard ? page.hostname : moved.host.includes(':') ? `[${moved.host}]` : moved.host;
+  if (host === page.hostname && String(moved.port) === page.port) return null;
+  const fragment = token ? `#token=${encodeURIComponent(token)}` : '';
+  return `${page.protocol}//${host}:${moved.port}/ui/${fragment}`;
+}
+
+/** The gateway moved: the page follows it to the new address (the old one stops serving). */
+function follow(moved: Moved): void {
+  const url = movedDashboardUrl(window.location, moved, readToken());
+  if (url) window.location.assign(url);
+}
+
 export function createHttpBridge(baseUrl = ''): DashboardBridge {
   const linkListeners = new Set<(s: LinkState) => void>();
   let link: LinkState = 'connecting';
@@ -80,11 +105,14 @@ export function createHttpBridge(baseUrl = ''): DashboardBridge {
               for (const msg of parse(value)) {
                 // The stream opens with a snapshot; the store reads its own, so only events pass.
                 if (msg.event === 'snapshot') continue;
+                let event: EngineEvent;
                 try {
-                  buffer.push(JSON.parse(msg.data) as EngineEvent);
+                  event = JSON.parse(msg.data) as EngineEvent;
                 } catch {
                   continue;
                 }
+                if (event.type === 'gateway.moved') follow(event);
+                buffer.push(event);
                 timer ??= setTimeout(flush, EVENT_BATCH_MS);
               }
             }

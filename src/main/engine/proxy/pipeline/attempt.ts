@@ -31,6 +31,11 @@ export interface DispatchState {
   untranslatable: GatewayError | null;
   /** The request offers more tools than every target takes (learnt limits), when that was the obstacle. */
   tooManyTools: GatewayError | null;
+  /**
+   * A target said the prompt is longer than its window of this many tokens: only targets with a
+   * larger window are tried after it (context-window.ts). Null until one said so.
+   */
+  contextFloor: number | null;
 }
 
 /** The latest upstream error answer, kept while failover goes on: the client gets it if nothing serves. */
@@ -42,6 +47,16 @@ export interface HeldError {
   cls: Classification;
 }
 
+/**
+ * A 400 no repair could answer here, that another target may not give: the dispatch fails over
+ * on it (dispatch.ts) instead of relaying it.
+ */
+export type ShapeRefusal =
+  /** The target takes at most `max` tools (now learnt). */
+  | { readonly kind: 'tool_limit'; readonly max: number; readonly cause: string }
+  /** The prompt does not fit the target's window (`limit` tokens, when the error says). */
+  | { readonly kind: 'prompt_too_long'; readonly limit: number | null; readonly cause: string };
+
 /** How the upstream call ended: an answer to relay, or why there is none. */
 export type CallOutcome =
   /** The request queue's execution limit ended the attempt. */
@@ -51,7 +66,13 @@ export type CallOutcome =
   /** No answer: network error or timeout. */
   | { readonly kind: 'unreachable'; readonly failure: AttemptFailure & { kind: 'network' } }
   /** An error answer (or an error event firstEvent a 200 stream), classified. */
-  | { readonly kind: 'refused'; readonly held: HeldError; readonly firstEvent: boolean }
+  | {
+      readonly kind: 'refused';
+      readonly held: HeldError;
+      readonly firstEvent: boolean;
+      /** A refusal for the request's shape that another target may not give (shape.ts). */
+      readonly shape: ShapeRefusal | null;
+    }
   | { readonly kind: 'answered'; readonly upstream: UpstreamResponse };
 
 /** How the attempt ended, once the relay is done with an answer. */

@@ -1,4 +1,5 @@
 import type { KeyLimitName } from '../../../../shared/contract';
+import type { BudgetDecision } from '../../usage/budget';
 import type { RequestContext, RequestStage } from './context';
 import { CONTINUE, type Decision, reply } from './decision';
 import type { PipelineDeps } from './deps';
@@ -9,6 +10,25 @@ const WHAT: Record<KeyLimitName, (n: number) => string> = {
   usdPerDay: (n) => `${n} USD per day`,
   usdPerMonth: (n) => `${n} USD per month`,
 };
+
+/** 429 `budget_exceeded` in the client's format, naming the limit and when to retry. */
+export function budgetReply(keyName: string, d: BudgetDecision & { kind: 'over' }): Decision {
+  const seconds = Math.max(1, Math.ceil(d.retryAfterMs / 1000));
+  const why =
+    d.asked === undefined
+      ? `reached its limit of ${WHAT[d.limit](d.max)}; it resets in ${seconds} s`
+      : d.used + d.asked <= d.max
+        ? `has ${WHAT[d.limit](d.max)} and requests in flight hold what is left; retry in ${seconds} s`
+        : `has ${WHAT[d.limit](d.max)}, and this request's estimate (input plus max_tokens) does not fit in what is left; it resets in ${seconds} s`;
+  return reply({
+    status: 429,
+    kind: 'rate_limit',
+    code: 'budget_exceeded',
+    message: `gateway key "${keyName}" ${why}`,
+    headers: { 'retry-after': String(seconds), 'x-breakwater-budget-limit': d.limit },
+    extra: { limit: d.limit, used: d.used, max: d.max },
+  });
+}
 
 /**
  * Request stage: the presenting key's budgets (requests per minute, tokens and USD per day, USD
@@ -21,15 +41,6 @@ export const budget: RequestStage = {
     const limits = ctx.key?.limits;
     if (!ctx.key || !limits || !deps.budgets) return CONTINUE;
     const d = deps.budgets.admit(ctx.key.name, limits, ctx.now());
-    if (d.kind === 'allow') return CONTINUE;
-    const seconds = Math.max(1, Math.ceil(d.retryAfterMs / 1000));
-    return reply({
-      status: 429,
-      kind: 'rate_limit',
-      code: 'budget_exceeded',
-      message: `gateway key "${ctx.key.name}" reached its limit of ${WHAT[d.limit](d.max)}; it resets in ${seconds} s`,
-      headers: { 'retry-after': String(seconds), 'x-breakwater-budget-limit': d.limit },
-      extra: { limit: d.limit, used: d.used, max: d.max },
-    });
+    return d.kind === 'allow' ? CONTINUE : budgetReply(ctx.key.name, d);
   },
 };

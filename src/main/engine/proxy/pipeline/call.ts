@@ -29,6 +29,7 @@ export async function call(a: Attempt): Promise<CallOutcome> {
   const { ctx, candidate, deps, cancel } = a;
   let upstream: UpstreamResponse;
   let firstEvent: FirstEventError | null = null;
+  let shaped: ShapedSend | null = null;
   try {
     const secret = ctx.catalog.secretOf(candidate.connection);
     const path = upstreamPathFor(ctx, candidate);
@@ -57,7 +58,7 @@ export async function call(a: Attempt): Promise<CallOutcome> {
     };
     // The body is made inside, not captured: a frame that outlives the call should not keep a
     // copy of the request body alive with it.
-    const { send } = new ShapedSend(
+    shaped = new ShapedSend(
       a,
       deps.shape,
       () => bodyFor(ctx, candidate),
@@ -74,9 +75,9 @@ export async function call(a: Attempt): Promise<CallOutcome> {
           secret,
           a.startedAt + a.remaining,
           cancel.signal,
-          send,
+          shaped.send,
         )
-      : await send(NO_EXTRA_HEADERS);
+      : await shaped.send(NO_EXTRA_HEADERS);
     if (isEventStream(upstream) && upstream.statusCode === 200) {
       if (deps.shape?.contentIdle()) {
         const wire = translatedFor(ctx, candidate)?.wire ?? ctx.endpoint.format;
@@ -118,6 +119,7 @@ export async function call(a: Attempt): Promise<CallOutcome> {
     kind: 'refused',
     held: { candidate, status, headers: upstream.headers, raw, cls },
     firstEvent: firstEvent !== null,
+    shape: firstEvent ? null : (shaped?.refusal ?? null),
   };
 }
 

@@ -20,7 +20,8 @@ import type { RoutingSignals } from '../../routing/signals';
 import type { ThroughputWatchdogOptions } from '../../settings/resilience-defaults';
 import type { UpstreamPools } from '../../upstream/pools';
 import type { PriceOf, UsageSample } from '../../usage/accounting';
-import type { BudgetDecision } from '../../usage/budget';
+import type { BudgetDecision, Hold } from '../../usage/budget';
+import type { BudgetReservation } from '../../usage/budgets';
 
 /** What the front door needs: who may call, how much they may send, whether to serve at all. */
 export interface FrontDoorDeps {
@@ -58,12 +59,23 @@ export interface PipelineDeps extends FrontDoorDeps {
   /** The model price table: USD per million tokens of a provider's model. */
   priceOf?: PriceOf;
   /** Gateway key budgets: whether a request may go (an allowed one counts towards its minute). */
-  budgets?: { admit(key: string, limits: KeyLimits, now: number): BudgetDecision };
+  budgets?: {
+    admit(key: string, limits: KeyLimits, now: number): BudgetDecision;
+    /** Holds the request's estimate against the key's token and USD limits until it ends. */
+    reserve?(
+      key: string,
+      limits: KeyLimits,
+      ask: Hold,
+      now: number,
+    ): { decision: BudgetDecision; reservation: BudgetReservation | null };
+  };
   /** Breaker, cooldown and lockout state: decides which candidates may go, learns outcomes. */
   resilience: ResilienceManager;
   failoverBudgetMs(): number;
   /** The emergency fallback target (`provider/model`) when set and switched on. */
   emergencyFallback(): string | null;
+  /** The combo the model "default" routes to (`routing.activeCombo`), null when none is set. */
+  activeCombo?(): string | null;
   errorRules(): readonly OperatorRule[];
   /** maxConcurrent semaphores, request queues and session affinity. */
   flow: FlowControl;

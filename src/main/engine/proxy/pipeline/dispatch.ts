@@ -18,6 +18,7 @@ import type { PipelineDeps } from './deps';
 import { queueRefusal } from './hold';
 import { preferenceOrder } from './order';
 import { relay } from './relay';
+import { failOverShape } from './shape-failover';
 import { learnCall } from './strategy';
 import { translateFor } from './translate';
 
@@ -44,6 +45,7 @@ export class Dispatch implements DispatchState {
   queueRejection: DispatchState['queueRejection'] = null;
   untranslatable: GatewayError | null = null;
   tooManyTools: GatewayError | null = null;
+  contextFloor: number | null = null;
   private readonly candidates: Candidate[];
   private excluded: Excluded[] = [];
   private fallbackAdded = false;
@@ -52,6 +54,8 @@ export class Dispatch implements DispatchState {
   private waits = 0;
   private waited = 0;
   private watchdogRetries = 0;
+  /** The candidate being tried (its place in `candidates`). */
+  private index = 0;
 
   constructor(
     private readonly ctx: RequestContext,
@@ -84,6 +88,7 @@ export class Dispatch implements DispatchState {
           ctx.steps.push(`failover budget of ${this.deps.failoverBudgetMs()} ms used up`);
           break;
         }
+        this.index = i;
         const result = await this.attempt(
           new Attempt(ctx, this.candidates[i]!, this.deps, this, now),
         );
@@ -218,6 +223,12 @@ export class Dispatch implements DispatchState {
         ctx.steps.push(`${a.label} failed (${how}${restated}, ${cls.reason})`);
         this.held = held;
         this.lastNetwork = null;
+        const shape = outcome.shape;
+        if (shape && failOverShape(a, shape, this.candidates.slice(this.index + 1))) {
+          // If nothing serves, the answer is the 400 naming the tool limit, not this one.
+          if (shape.kind === 'tool_limit') this.held = null;
+          return 'next';
+        }
         // Nothing has reached the client yet, so another candidate can still serve it.
         if (cls.failover) return 'next';
         relayError(ctx, ctx.res, held, ctx.catalog);

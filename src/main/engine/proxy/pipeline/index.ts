@@ -16,12 +16,15 @@ import { hold } from './hold';
 import { host } from './host';
 import { identify } from './identify';
 import { models } from './list-models';
+import { orchestrate } from './orchestrate';
 import { parse } from './parse';
 import { pause } from './pause';
 import { plan } from './plan';
 import { record } from './record';
+import { reserve } from './reserve';
 import { route } from './route';
 import { runDoor } from './run';
+import { contextWindow } from './shape-failover';
 import { strategy } from './strategy';
 import { toolLimit } from './tool-limit';
 import { translate } from './translate';
@@ -51,6 +54,7 @@ const ATTEMPT: readonly AttemptStage[] = [
   exclude, //    breaker open, provider or connection cooling, model locked out
   translate, //  the request in the candidate's API, or skip it
   toolLimit, //  more tools than the target said it takes: skip it
+  contextWindow, // after "prompt too long": skip a target whose window is not larger
   hold, //       maxConcurrent permit and request-queue slot (may wait)
   admit, //      the breaker admits the call (half-open probe); learns the outcome
   // then the upstream call (call.ts), last, and the relay of its answer (relay.ts)
@@ -64,9 +68,11 @@ const REQUEST: readonly RequestStage[] = [
   fence, //      exclusive-lease generation; a managed success moves the lease
   budget, //     the key's budgets: 429 budget_exceeded before any routing or upstream call
   route, //      model → targets → candidates
+  reserve, //    the request's estimated tokens and cost held against the key's budgets
   countTokens, // a token estimate where no target counts tokens
   plan, //       leased connections taken out or preferred
   strategy, //   the combo's strategy orders what is left, and says why
+  orchestrate(ATTEMPT), // fusion, pipeline, context-relay: internal calls, then the final one
   dispatch(ATTEMPT), // candidates in order, failover, cooldown wait, the answer
 ];
 

@@ -19,7 +19,7 @@ export const models: DoorStage = {
     const gemini = door.url.pathname.startsWith('/v1beta/');
     const path = gemini ? withoutGeminiVersion(door.url.pathname) : door.url.pathname;
     if (!MODELS_PATH.test(path ?? '')) return CONTINUE;
-    const entries = listModels(deps.catalog());
+    const entries = listModels(deps.catalog(), deps.activeCombo?.() ?? null);
     const body = JSON.stringify(
       gemini
         ? geminiModelList(entries)

@@ -13,56 +13,62 @@ const NO_PRICE = () => null;
 export const record: RequestStage = {
   name: 'record',
   run: () => CONTINUE,
-  after(ctx: RequestContext, deps: PipelineDeps): void {
-    const candidate = ctx.served;
-    const status = ctx.status || 500;
-    const keyName = ctx.key?.name ?? null;
-    const sample = sampleOf(
-      {
-        at: ctx.started,
-        dims: {
-          provider: candidate?.target.provider.id ?? '',
-          connection: candidate?.connection.id ?? '',
-          model: candidate?.target.model ?? ctx.model,
-          combo: ctx.combo?.name ?? '',
-          keyName: keyName ?? '',
-          session: ctx.session ?? '',
-        },
-        usage: ctx.usage,
-        status,
-        bytesIn: ctx.bytesIn,
-        bytesOut: ctx.bytesOut,
-        countOnly: ctx.endpoint.countTokens,
-      },
-      deps.priceOf ?? NO_PRICE,
-    );
-    deps.record(
-      {
-        at: ctx.started,
-        clientFormat: ctx.endpoint.format,
-        modelRequested: ctx.model,
-        target: candidate?.target.label ?? null,
-        provider: candidate?.target.provider.id ?? null,
-        connection: candidate?.connection.id ?? null,
-        status,
-        latencyMs: deps.clock.now() - ctx.started,
-        ttfbMs: ctx.ttfb,
-        stream: ctx.stream,
-        bytesIn: ctx.bytesIn,
-        bytesOut: ctx.bytesOut,
-        inputTokens: ctx.usage.inputTokens,
-        outputTokens: ctx.usage.outputTokens,
-        cachedTokens: ctx.usage.cachedTokens,
-        errorClass: ctx.errorClass,
-        errorMessage: ctx.errorMessage ? redactSecrets(ctx.errorMessage).slice(0, 500) : null,
-        decision: ctx.steps.length > 0 ? ctx.steps.join('; ') : null,
-        egressIp: ctx.egressIp,
-        keyName,
-        cacheWriteTokens: ctx.usage.cacheWriteTokens,
-        reasoningTokens: ctx.usage.reasoningTokens,
-        costUsd: sample.costUsd,
-      },
-      sample,
-    );
-  },
+  after: writeLogRow,
 };
+
+/**
+ * The log row and usage sample of one upstream exchange: a client request, or an internal call
+ * a multi-call strategy made for one (orchestrate.ts), which is priced by its own model.
+ */
+export function writeLogRow(ctx: RequestContext, deps: PipelineDeps): void {
+  const candidate = ctx.served;
+  const status = ctx.status || 500;
+  const keyName = ctx.key?.name ?? null;
+  const sample = sampleOf(
+    {
+      at: ctx.started,
+      dims: {
+        provider: candidate?.target.provider.id ?? '',
+        connection: candidate?.connection.id ?? '',
+        model: candidate?.target.model ?? ctx.model,
+        combo: ctx.combo?.name ?? '',
+        keyName: keyName ?? '',
+        session: ctx.session ?? '',
+      },
+      usage: ctx.usage,
+      status,
+      bytesIn: ctx.bytesIn,
+      bytesOut: ctx.bytesOut,
+      countOnly: ctx.endpoint.countTokens,
+    },
+    deps.priceOf ?? NO_PRICE,
+  );
+  deps.record(
+    {
+      at: ctx.started,
+      clientFormat: ctx.endpoint.format,
+      modelRequested: ctx.model,
+      target: candidate?.target.label ?? null,
+      provider: candidate?.target.provider.id ?? null,
+      connection: candidate?.connection.id ?? null,
+      status,
+      latencyMs: deps.clock.now() - ctx.started,
+      ttfbMs: ctx.ttfb,
+      stream: ctx.stream,
+      bytesIn: ctx.bytesIn,
+      bytesOut: ctx.bytesOut,
+      inputTokens: ctx.usage.inputTokens,
+      outputTokens: ctx.usage.outputTokens,
+      cachedTokens: ctx.usage.cachedTokens,
+      errorClass: ctx.errorClass,
+      errorMessage: ctx.errorMessage ? redactSecrets(ctx.errorMessage).slice(0, 500) : null,
+      decision: ctx.steps.length > 0 ? ctx.steps.join('; ') : null,
+      egressIp: ctx.egressIp,
+      keyName,
+      cacheWriteTokens: ctx.usage.cacheWriteTokens,
+      reasoningTokens: ctx.usage.reasoningTokens,
+      costUsd: sample.costUsd,
+    },
+    sample,
+  );
+}

@@ -8,6 +8,7 @@ import {
   parseResponse,
   requestEcho,
   responseAsStream,
+  type StreamTranslator,
   type WireFormat,
 } from '../../translate';
 import { type CancelState, classifyAttemptError, readBounded } from '../../upstream/attempt';
@@ -169,6 +170,10 @@ export async function relayTranslated(
     pending = null;
     await send(text);
   };
+  // Made once the stream is read: the relay's own error events continue its numbering.
+  let translator: StreamTranslator | null = null;
+  const ending = (err: GatewayError): string =>
+    translator ? translator.fail(err) : streamErrorEvent(client, err);
   try {
     if (!isSse) {
       // Asked to stream, the upstream answered in one piece: replay it as a stream.
@@ -176,7 +181,7 @@ export async function relayTranslated(
       if (!parsed) {
         ctx.errorClass = 'upstream_invalid_response';
         ctx.errorMessage = invalidAnswer.message;
-        res.end(streamErrorEvent(client, invalidAnswer));
+        res.end(ending(invalidAnswer));
         return;
       }
       const replay = responseAsStream(wire, client, parsed, writerOpts);
@@ -186,7 +191,7 @@ export async function relayTranslated(
       else markClientAbort(ctx);
       return;
     }
-    const translator = createStreamTranslator(wire, client, writerOpts);
+    translator = createStreamTranslator(wire, client, writerOpts);
     for await (const chunk of upstream.body) {
       if (ctx.ttfb === null) ctx.ttfb = ctx.now() - ctx.started;
       watch?.push(chunk as Buffer);
@@ -208,12 +213,12 @@ export async function relayTranslated(
     res.end(tail);
   } catch (err) {
     if (err instanceof ThroughputTripError && !ctx.clientGone) {
-      return watchdogEnding(ctx, res, client, candidate, err, pending !== null);
+      return watchdogEnding(ctx, res, ending, candidate, err, pending !== null);
     }
     if (!broke(err)) return;
     await release();
     res.end(
-      streamErrorEvent(client, {
+      ending({
         status: 502,
         kind: 'upstream',
         code: 'upstream_stream_interrupted',

@@ -4,8 +4,14 @@ import { type CancelState, classifyAttemptError } from '../../upstream/attempt';
 import { clientResponseHeaders } from '../../upstream/headers';
 import type { UpstreamResponse } from '../../upstream/pools';
 import type { BodyReader } from '../../upstream/upstream-body';
-import { mergeUsage, SseUsageObserver, usageOfBody } from '../../usage/usage';
-import { streamErrorEvent } from '../../wire/client-errors';
+import {
+  GEMINI_USAGE_KEY,
+  mergeUsage,
+  SseUsageObserver,
+  type UsageKey,
+  usageOfBody,
+} from '../../usage/usage';
+import { type GatewayError, nextSequenceNumber, streamErrorEvent } from '../../wire/client-errors';
 import { HOLD_LIMIT_BYTES, type StreamWatch, ThroughputTripError } from '../stream-watch';
 import { addDecisionHeaders } from './answer';
 import { isEventStream } from './call';
@@ -15,6 +21,7 @@ import { translatedFor } from './translate';
 import { watchdogEnding, watchFor } from './watchdog-ending';
 
 const NON_STREAM_USAGE_LIMIT = 4 * 1024 * 1024;
+const SEQUENCE_KEY = Buffer.from('"sequence_number"');
 
 /**
  * Relay stage: passes an upstream answer on to the client, with backpressure; translated
@@ -54,6 +61,14 @@ class PassThroughRelay implements BodyReader {
   /** A whole answer's bytes, read for its usage at the end (up to NON_STREAM_USAGE_LIMIT). */
   private kept: Buffer[] = [];
   private keptBytes = 0;
+  /**
+   * A Responses stream's latest chunk that carries a sequence number, and the one before it
+   * (references): where the relay's own error event finds the number to continue from, past any
+   * heartbeats since. Null for other streams.
+   */
+  private tail: Buffer[] | null;
+  private previous: Buffer | null = null;
+  private readonly usageKey: UsageKey | undefined;
 
   constructor(
     private readonly ctx: RequestContext,
@@ -79,7 +94,10 @@ class PassThroughRelay implements BodyReader {
     ctx.status = upstream.statusCode;
     this.watch = isSse ? watchFor(ctx, ctx.endpoint.format, upstream) : null;
     this.pending = this.watch ? [] : null;
-    this.observer = isSse ? new SseUsageObserver() : null;
+    // Gemini names its usage `usageMetadata`; the other formats, `usage`.
+    this.usageKey = candidate.target.provider.format === 'gemini' ? GEMINI_USAGE_KEY : undefined;
+    this.observer = isSse ? new SseUsageObserver(this.usageKey) : null;
+    this.tail = isSse && ctx.endpoint.format === 'openai-responses' ? [] : null;
     if (!this.watch) this.start();
     upstream.body.read(this);
     // The head leaves with the first write: the first event read ahead by the peek, or a
@@ -110,6 +128,11 @@ class PassThroughRelay implements BodyReader {
     const ctx = this.ctx;
     let buf = chunk;
     if (ctx.ttfb === null) ctx.ttfb = ctx.now() - ctx.started;
+    if (this.tail) {
+      if (buf.lastIndexOf(SEQUENCE_KEY) !== -1)
+        this.tail = this.previous ? [this.previous, buf] : [buf];
+      this.previous = buf;
+    }
     if (this.observer) this.observer.push(buf);
     else if (this.keptBytes < NON_STREAM_USAGE_LIMIT) {
       this.kept.push(buf);
@@ -150,7 +173,8 @@ class PassThroughRelay implements BodyReader {
       if (this.observer) ctx.usage = this.observer.usage;
       else if (this.keptBytes > 0 && this.keptBytes < NON_STREAM_USAGE_LIMIT) {
         const kept = this.kept;
-        mergeUsage(ctx.usage, usageOfBody(kept.length === 1 ? kept[0]! : Buffer.concat(kept)));
+        const body = kept.length === 1 ? kept[0]! : Buffer.concat(kept);
+        mergeUsage(ctx.usage, usageOfBody(body, this.usageKey));
       }
       this.kept = [];
       this.settle(undefined);
@@ -167,11 +191,15 @@ class PassThroughRelay implements BodyReader {
     }
   }
 
+  /** The stream's closing error event in the client's format, continuing a Responses stream's numbering. */
+  private readonly ending = (err: GatewayError): string =>
+    streamErrorEvent(this.ctx.endpoint.format, err, this.tail ? nextSequenceNumber(this.tail) : 0);
+
   private broke(err: Error): 'retry' | undefined {
     this.watch?.stop();
     const { ctx, res, candidate } = this;
     if (err instanceof ThroughputTripError && !ctx.clientGone) {
-      return watchdogEnding(ctx, res, ctx.endpoint.format, candidate, err, this.pending !== null);
+      return watchdogEnding(ctx, res, this.ending, candidate, err, this.pending !== null);
     }
     if (this.pending) {
       const held = this.release();
@@ -188,7 +216,7 @@ class PassThroughRelay implements BodyReader {
     if (this.isSse) {
       // The status line is gone; a well-formed error event is the only honest ending.
       res.end(
-        streamErrorEvent(ctx.endpoint.format, {
+        this.ending({
           status: 502,
           kind: 'upstream',
           code: 'upstream_stream_interrupted',

@@ -1,16 +1,21 @@
-import { routeModel } from '../../routing/resolve';
+import { aliasedModel, routeModel } from '../../routing/resolve';
 import type { RequestContext, RequestStage } from './context';
 import { CONTINUE, type Decision, invalid, reply } from './decision';
+import type { PipelineDeps } from './deps';
 
 /**
  * Request stage: the model names a combo, a `provider/model` or a bare model that exactly one
  * provider lists; its targets expand to candidates (target × connection) in priority order.
  * Translation waits for the candidate about to be tried: the first serves almost every request.
+ * The model "default" routes to the active combo (`routing.activeCombo`) when one is set.
  */
 export const route: RequestStage = {
   name: 'route',
-  run(ctx: RequestContext): Decision {
-    const routed = routeModel(ctx.catalog, ctx.model);
+  run(ctx: RequestContext, deps: PipelineDeps): Decision {
+    const routed = routeModel(
+      ctx.catalog,
+      aliasedModel(ctx.catalog, ctx.model, deps.activeCombo?.() ?? null),
+    );
     if (routed.expansion === null) {
       const { resolution } = routed;
       if (resolution.kind === 'ambiguous') {

@@ -10,7 +10,13 @@ export function pipelineSettings(
   settings: Settings,
 ): Pick<
   PipelineDeps,
-  'timeouts' | 'failoverBudgetMs' | 'emergencyFallback' | 'errorRules' | 'cooldownWait' | 'watchdog'
+  | 'timeouts'
+  | 'failoverBudgetMs'
+  | 'emergencyFallback'
+  | 'activeCombo'
+  | 'errorRules'
+  | 'cooldownWait'
+  | 'watchdog'
 > {
   return {
     timeouts: settings.derived((s) => ({
@@ -24,6 +30,7 @@ export function pipelineSettings(
       const target = s.string('routing.emergencyFallback');
       return target && s.boolean('routing.emergencyFallbackEnabled') ? target : null;
     }),
+    activeCombo: settings.derived((s) => s.string('routing.activeCombo') || null),
     errorRules: settings.derived((s) => s.get('providerErrorRules') as OperatorRule[]),
     cooldownWait: settings.derived((s) => ({
       enabled: s.boolean('comboCooldownWait.enabled'),

@@ -1,4 +1,9 @@
-import { fitRatio, isPromptTooLong, trimConversation } from '../../resilience/context-trim';
+import {
+  fitRatio,
+  isPromptTooLong,
+  statedContextLimit,
+  trimConversation,
+} from '../../resilience/context-trim';
 import { applyFix } from '../../resilience/request-surgery';
 import { readErrorText, type ShapeFix } from '../../resilience/shape-fix';
 import { causeExcerpt, decideShapeRepair, type LearntFix } from '../../resilience/shape-repair';
@@ -6,7 +11,7 @@ import { readToolLimit } from '../../resilience/tool-limit';
 import { readBounded } from '../../upstream/attempt';
 import type { UpstreamResponse } from '../../upstream/pools';
 import { UpstreamBody } from '../../upstream/upstream-body';
-import type { Attempt } from './attempt';
+import type { Attempt, ShapeRefusal } from './attempt';
 import type { ShapeDeps } from './deps';
 
 type Json = Record<string, unknown>;
@@ -35,6 +40,8 @@ export class ShapedSend {
   private readonly learnt: LearntFix[] = [];
   private readonly count = { parameter: 0, effort: 0 };
   private trimmed = false;
+  /** Why the last answer sent is a refusal worth failing over on, if it is one. */
+  refusal: ShapeRefusal | null = null;
 
   constructor(
     private readonly a: Attempt,
@@ -48,6 +55,7 @@ export class ShapedSend {
   readonly send = async (extra: Readonly<Record<string, string>>): Promise<UpstreamResponse> => {
     const { a, shape } = this;
     this.bytes ??= this.withLearnt();
+    this.refusal = null;
     for (;;) {
       const res = await this.sendBody(this.bytes, extra);
       if (!shape || !SHAPE_STATUSES.has(res.statusCode)) {
@@ -66,18 +74,25 @@ export class ShapedSend {
       const maxTools = settings.toolLimit ? readToolLimit(error) : null;
       if (maxTools !== null) {
         const { target } = a.candidate;
-        shape.repairs.rememberToolLimit(
-          target.provider.id,
-          target.model,
-          maxTools,
-          causeExcerpt(error.message),
-        );
+        const cause = causeExcerpt(error.message);
+        shape.repairs.rememberToolLimit(target.provider.id, target.model, maxTools, cause);
+        this.refusal = { kind: 'tool_limit', max: maxTools, cause };
         return replay;
       }
       const body = this.body();
-      if (settings.contextEditing && !this.trimmed && isPromptTooLong(error)) {
-        const trimmed = trimConversation(body, fitRatio(error));
-        if (!trimmed) return replay;
+      if (isPromptTooLong(error)) {
+        const trimmed =
+          this.contextEditing(settings.contextEditing) && !this.trimmed
+            ? trimConversation(body, fitRatio(error))
+            : null;
+        if (!trimmed) {
+          this.refusal = {
+            kind: 'prompt_too_long',
+            limit: statedContextLimit(error),
+            cause: causeExcerpt(error.message),
+          };
+          return replay;
+        }
         this.trimmed = true;
         this.resend(trimmed.body, res.statusCode, error.message, {
           param: 'messages',
@@ -123,6 +138,11 @@ export class ShapedSend {
       change,
     );
     return cause;
+  }
+
+  /** Context editing for this request: its combo's own choice, else the global setting. */
+  private contextEditing(global: boolean): boolean {
+    return this.a.ctx.combo?.options?.contextEditing ?? global;
   }
 
   /** The body to send first: with the learnt fixes when there are any, else as routing made it. */

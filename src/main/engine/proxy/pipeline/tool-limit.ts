@@ -2,6 +2,7 @@ import { toolCount } from '../../resilience/tool-limit';
 import type { AttemptStage } from './attempt';
 import { bodyOf } from './context';
 import { CONTINUE, skip } from './decision';
+import { tooManyTools } from './shape-failover';
 
 /**
  * Attempt stage (issue 17): a target whose provider said it takes at most N tools is skipped by
@@ -17,13 +18,12 @@ export const toolLimit: AttemptStage = {
     if (max === null || !shape?.settings().toolLimit) return CONTINUE;
     const count = toolCount(bodyOf(a.ctx));
     if (count <= max) return CONTINUE;
-    a.dispatch.tooManyTools = {
-      status: 400,
-      kind: 'invalid_request',
-      code: 'too_many_tools',
-      param: 'tools',
-      message: `the request offers ${count} tools, but ${target.label} takes at most ${max} (as it said in an earlier answer) and no target without that limit is left`,
-    };
+    a.dispatch.tooManyTools = tooManyTools(
+      count,
+      target.label,
+      max,
+      'as it said in an earlier answer',
+    );
     return skip('tool_limit', null, `${count} tools, at most ${max} taken`);
   },
 };

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { Candidate } from '../../routing/resolve';
 import type { WireFormat } from '../../translate';
 import type { UpstreamResponse } from '../../upstream/pools';
-import { streamErrorEvent } from '../../wire/client-errors';
+import type { GatewayError } from '../../wire/client-errors';
 import { StreamWatch, type ThroughputTripError, WATCHDOG_ERROR_CLASS } from '../stream-watch';
 import type { RequestContext } from './context';
 
@@ -22,7 +22,8 @@ export function watchFor(
 export function watchdogEnding(
   ctx: RequestContext,
   res: ServerResponse,
-  client: WireFormat,
+  /** The stream's closing error event in the client's format (with its sequence number). */
+  ending: (err: GatewayError) => string,
   candidate: Candidate,
   trip: ThroughputTripError,
   beforeCommit: boolean,
@@ -31,7 +32,7 @@ export function watchdogEnding(
   ctx.errorMessage = `${candidate.target.label}: ${trip.message}`;
   if (beforeCommit) return 'retry';
   res.end(
-    streamErrorEvent(client, {
+    ending({
       status: 504,
       kind: 'timeout',
       code: 'upstream_throughput_too_low',

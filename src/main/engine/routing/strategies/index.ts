@@ -22,7 +22,7 @@ export type { Ordered, Refused, Strategy, StrategyRequest, StrategyResult } from
 
 /**
  * The ordering strategies. context-relay, fusion and pipeline call upstream more than once per
- * request and are not built yet; the config schema refuses them, so none falls back silently.
+ * request: the orchestrate stage (proxy/pipeline/orchestrate.ts) runs them, not an order.
  */
 export const STRATEGY: Readonly<Partial<Record<ComboStrategy, Strategy>>> = {
   priority,

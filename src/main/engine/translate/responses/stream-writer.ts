@@ -1,7 +1,7 @@
 // IR events → OpenAI Responses stream events (client). Items open and close in output order;
 // each event carries the sequence number and the item's place that Responses clients track.
 // https://platform.openai.com/docs/api-reference/responses-streaming
-import { errorBody } from '../../wire/client-errors';
+import { streamErrorEvent } from '../../wire/client-errors';
 import { gatewayErrorOf } from '../errors';
 import {
   customInput,
@@ -194,10 +194,7 @@ export class ResponsesStreamWriter implements StreamWriter {
   }
 
   private error(error: IrError): string {
-    const { error: e } = errorBody('openai-responses', gatewayErrorOf(error)) as { error: Json };
-    const payload = { type: e.type, code: e.code, message: e.message, param: null };
-    // OpenAI's event has the fields at the top; the Open Responses schema nests them in `error`.
-    return this.ev('error', { code: e.code, message: e.message, param: null, error: payload });
+    return streamErrorEvent('openai-responses', gatewayErrorOf(error), this.seq++);
   }
 
   /** Closes the current item (if any) and makes it the newest: `output_item.added` and all. */

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import type { ComboConfig } from '../../../../shared/contract';
 import { targetRefOf, weightOf } from '../../../../shared/schema/combo';
-import { ActionButton, Card } from '../../components/ui';
+import { ActionButton, Badge, Card } from '../../components/ui';
 import { useDashboard } from '../../state/store';
 import { ComboForm } from './ComboForm';
 import { type ComboActivity, draftOf, intentOf } from './combo-model';
@@ -18,18 +18,30 @@ export function ComboCard({
 }) {
   const bridge = useDashboard((s) => s.bridge);
   const [editing, setEditing] = useState(false);
+  // The active combo is what the model "default" routes to (also switched from the tray).
+  const active = useDashboard((s) => s.snapshot?.gateway.activeCombo === combo.name);
   const weighted = combo.strategy === 'weighted';
   return (
     <Card
       title={
         <>
-          {combo.name} <span className="muted small">{combo.strategy}</span>
+          {combo.name} <span className="muted small">{combo.strategy}</span>{' '}
+          {active && <Badge tone="ok">active: model "default"</Badge>}
         </>
       }
       testId={`combo-${combo.name}`}
       aside={
         bridge && !editing ? (
           <>
+            {!active && (
+              <ActionButton
+                run={() => bridge.updateSettings({ 'routing.activeCombo': combo.name })}
+                done={`Requests for the model "default" now go to ${combo.name}`}
+                testId={`activate-${combo.name}`}
+              >
+                Make active
+              </ActionButton>
+            )}
             <button type="button" className="btn" onClick={() => setEditing(true)}>
               Edit
             </button>
@@ -67,6 +79,14 @@ export function ComboCard({
           <p className="small">
             <strong>Intends:</strong> {intentOf(combo)}
           </p>
+          {combo.options?.contextEditing !== undefined && (
+            <p className="small">
+              <strong>Context editing:</strong>{' '}
+              {combo.options.contextEditing
+                ? 'on for this combo (a prompt too long loses its oldest turns)'
+                : 'off for this combo (a prompt too long goes to a larger window)'}
+            </p>
+          )}
           <p className="small">
             <strong>Did</strong> (last {activity.total} requests):{' '}
             {activity.total === 0

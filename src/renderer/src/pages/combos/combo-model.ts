@@ -23,7 +23,8 @@ export function draftOf(c: ComboConfig): ComboDraft {
   for (const [key, value] of Object.entries(c.options ?? {})) {
     if (key === 'weights' && value && typeof value === 'object') {
       for (const [w, n] of Object.entries(value)) options[`weights.${w}`] = String(n);
-    } else options[key] = String(value);
+    } else if (Array.isArray(value)) options[key] = value.join('\n');
+    else options[key] = String(value);
   }
   return {
     name: c.name,
@@ -45,15 +46,20 @@ function numberOr(text: string): number | string {
 }
 
 /** The combo a draft describes, checked by the same schema as the config file and the API. */
-export function comboOf(d: ComboDraft): { combo: ComboConfig } | { error: string; field: string } {
-  const targets: unknown[] = d.targets
+/** Options that list targets, typed one a line like `targets`. */
+const LIST_OPTIONS = new Set(['panel']);
+
+const lines = (text: string) =>
+  text
     .split(/\n|,/)
     .map((l) => l.trim())
-    .filter(Boolean)
-    .map((line) => {
-      const m = WEIGHTED_LINE.exec(line);
-      return m ? { target: m[1], weight: numberOr(m[2]!) } : line;
-    });
+    .filter(Boolean);
+
+export function comboOf(d: ComboDraft): { combo: ComboConfig } | { error: string; field: string } {
+  const targets: unknown[] = lines(d.targets).map((line) => {
+    const m = WEIGHTED_LINE.exec(line);
+    return m ? { target: m[1], weight: numberOr(m[2]!) } : line;
+  });
   const options: Record<string, unknown> = {};
   for (const [key, text] of Object.entries(d.options)) {
     if (text.trim() === '') continue;
@@ -61,7 +67,10 @@ export function comboOf(d: ComboDraft): { combo: ComboConfig } | { error: string
       const weights = (options.weights ?? {}) as Record<string, unknown>;
       weights[key.slice('weights.'.length)] = numberOr(text);
       options.weights = weights;
-    } else options[key] = numberOr(text);
+    } else if (LIST_OPTIONS.has(key)) options[key] = lines(text);
+    else if (key === 'contextEditing')
+      options[key] = text === 'true' ? true : text === 'false' ? false : text;
+    else options[key] = numberOr(text);
   }
   try {
     const raw = { name: d.name.trim(), strategy: d.strategy, targets, options };
@@ -112,8 +121,12 @@ export function intentOf(c: ComboConfig): string {
       return 'the best score of health, latency, error rate, cost and headroom';
     case 'quota-share':
       return 'fair turns between gateway keys, then the less loaded of two random connections';
-    default:
-      return 'not available in this version';
+    case 'fusion':
+      return `${c.options?.panel?.join(', ')} answer in parallel; ${c.options?.judge} writes the answer from theirs`;
+    case 'pipeline':
+      return `${names.join(' → ')}, each refining the answer before`;
+    case 'context-relay':
+      return `a session keeps its target (${names.join(', ')}); moved to a smaller window, older turns are summarised by ${c.options?.summarizer}`;
   }
 }
 

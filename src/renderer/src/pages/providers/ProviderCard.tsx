@@ -5,7 +5,8 @@ import { useDashboard } from '../../state/store';
 import { ConnectionForm } from './ConnectionForm';
 import { ConnectionTable } from './ConnectionTable';
 import { DeleteButton } from './form-parts';
-import { ProviderForm, providerDraft } from './ProviderForm';
+import { ProviderForm } from './ProviderForm';
+import { providerDraft } from './provider-model';
 
 export function ProviderCard({ p, reload }: { p: ProviderView; reload(): void }) {
   const bridge = useDashboard((s) => s.bridge);

@@ -1,46 +1,9 @@
 import { type FormEvent, useId, useRef, useState } from 'react';
-import type { AuthClass, ProviderFormat, ProviderView } from '../../../../shared/contract';
-import {
-  FORMAT_HINTS,
-  formatQuotaFamilies,
-  parseQuotaFamilies,
-} from '../../components/provider-fields';
+import type { AuthClass, ProviderFormat } from '../../../../shared/contract';
+import { FORMAT_HINTS, parseQuotaFamilies } from '../../components/provider-fields';
 import { useDashboard } from '../../state/store';
 import { FieldError, FormFooter } from './form-parts';
-
-export interface ProviderDraft {
-  id: string;
-  format: ProviderFormat;
-  baseUrl: string;
-  authClass: AuthClass;
-  models: string;
-  /** `family: pattern, pattern` per line. */
-  quotaFamilies: string;
-  /** Whether the provider had quota families, so clearing the text sends `{}`. */
-  hadFamilies: boolean;
-}
-
-export const EMPTY_PROVIDER: ProviderDraft = {
-  id: '',
-  format: 'openai',
-  baseUrl: '',
-  authClass: 'api_key',
-  models: '',
-  quotaFamilies: '',
-  hadFamilies: false,
-};
-
-export function providerDraft(p: ProviderView): ProviderDraft {
-  return {
-    id: p.id,
-    format: p.format,
-    baseUrl: p.baseUrl,
-    authClass: p.authClass,
-    models: p.models.join(', '),
-    quotaFamilies: formatQuotaFamilies(p.quotaFamilies),
-    hadFamilies: Object.keys(p.quotaFamilies).length > 0,
-  };
-}
+import { type ProviderDraft, providerPayload } from './provider-model';
 
 export function ProviderForm({ initial, onDone }: { initial: ProviderDraft; onDone(): void }) {
   const bridge = useDashboard((s) => s.bridge);
@@ -62,19 +25,7 @@ export function ProviderForm({ initial, onDone }: { initial: ProviderDraft; onDo
       familiesRef.current?.focus();
       return;
     }
-    const quotaFamilies =
-      Object.keys(families.value).length > 0 || initial.hadFamilies ? families.value : undefined;
-    const result = await bridge.saveProvider({
-      id: draft.id.trim(),
-      format: draft.format,
-      baseUrl: draft.baseUrl.trim(),
-      authClass: draft.authClass,
-      models: draft.models
-        .split(/[\s,]+/)
-        .map((m) => m.trim())
-        .filter(Boolean),
-      ...(quotaFamilies ? { quotaFamilies } : {}),
-    });
+    const result = await bridge.saveProvider(providerPayload(draft, families.value));
     if (!result.ok) {
       setError(result.error);
       return;
@@ -145,7 +96,14 @@ export function ProviderForm({ initial, onDone }: { initial: ProviderDraft; onDo
             value={draft.models}
             onChange={(e) => set('models', e.target.value)}
             placeholder="gpt-5, gpt-5-mini"
+            aria-describedby={draft.modelSpecs.length > 0 ? `${uid}-specs` : undefined}
           />
+          {draft.modelSpecs.length > 0 && (
+            <span id={`${uid}-specs`} className="field-hint">
+              Configured context window or price, kept while the id stays listed:{' '}
+              {draft.modelSpecs.map((m) => m.id).join(', ')}
+            </span>
+          )}
         </label>
         <div className="wide">
           <label>

@@ -4,7 +4,8 @@ import { Card, Empty } from '../../components/ui';
 import { useDashboard } from '../../state/store';
 import { Combos } from './Combos';
 import { ProviderCard } from './ProviderCard';
-import { EMPTY_PROVIDER, ProviderForm } from './ProviderForm';
+import { ProviderForm } from './ProviderForm';
+import { EMPTY_PROVIDER } from './provider-model';
 
 export function Providers() {
   const bridge = useDashboard((s) => s.bridge);

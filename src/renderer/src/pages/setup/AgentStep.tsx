@@ -1,3 +1,4 @@
+import { AgentConnect } from '../../components/AgentConnect';
 import { CopyButton } from '../../components/ui';
 
 /** Step 3: how to point an agent at the gateway, with the combo as its model. */
@@ -15,6 +16,7 @@ export function AgentStep({ baseUrl, combo }: { baseUrl: string; combo: string }
           <code>{l}</code> <CopyButton text={l} />
         </p>
       ))}
+      <AgentConnect />
     </div>
   );
 }

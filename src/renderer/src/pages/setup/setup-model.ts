@@ -8,7 +8,7 @@ import type {
   ProviderInput,
   ProviderPreset,
 } from '../../../../shared/contract';
-import { STRATEGIES, UNAVAILABLE_STRATEGIES } from '../../../../shared/schema/combo';
+import { MULTI_CALL_STRATEGIES, STRATEGIES } from '../../../../shared/schema/combo';
 
 export interface Choice {
   preset: ProviderPreset;
@@ -23,7 +23,7 @@ export interface Choice {
 }
 
 export const WIZARD_STRATEGIES: ComboStrategy[] = STRATEGIES.filter(
-  (s) => !UNAVAILABLE_STRATEGIES.includes(s),
+  (s) => !MULTI_CALL_STRATEGIES.includes(s),
 );
 
 export function choiceOf(preset: ProviderPreset, detected: DetectedProvider | null): Choice {

@@ -9,6 +9,7 @@ import { Card, Empty, TableHead } from '../../components/ui';
 import { useDashboard } from '../../state/store';
 import { downloadCsv } from './csv';
 import { KeysTable } from './KeysTable';
+import { QuotaBars } from './QuotaBars';
 import { type Measure, UsageChart } from './UsageChart';
 
 const RANGES = [
@@ -26,8 +27,8 @@ interface Data {
   keys: GatewayKeyView[];
 }
 
-function pct(n: number, of: number): string {
-  return of > 0 ? `${((100 * n) / of).toFixed(1)} %` : '-';
+function pct(rate: number | null | undefined): string {
+  return rate == null ? '-' : `${(100 * rate).toFixed(1)} %`;
 }
 
 /** One table of usage rows, with a CSV export of what it shows. */
@@ -51,7 +52,7 @@ function RowsTable({
     r.inputTokens,
     r.outputTokens,
     r.cacheReadTokens,
-    pct(r.cacheReadTokens, r.inputTokens),
+    pct(r.cacheHitRate),
     Number(r.costUsd.toFixed(6)),
   ]);
   return (
@@ -180,6 +181,7 @@ export function Usage() {
             testId="usage-totals"
           />
           <KeysTable keys={data.keys} reload={() => void load()} />
+          <QuotaBars />
           <RowsTable
             title="Top sessions"
             rows={data.sessions}

@@ -1,0 +1,54 @@
+import type { KeyLimits } from '../../../../shared/contract';
+import { estimateInputTokens, parseRequest } from '../../translate';
+import type { Hold } from '../../usage/budget';
+import type { BudgetReservation } from '../../usage/budgets';
+import { budgetReply } from './budget';
+import { bodyOf, type RequestContext, type RequestStage } from './context';
+import { CONTINUE, type Decision } from './decision';
+import type { PipelineDeps } from './deps';
+
+const reservations = new WeakMap<RequestContext, BudgetReservation>();
+
+function hasSpendLimit(l: KeyLimits): boolean {
+  return l.tokensPerDay !== undefined || l.usdPerDay !== undefined || l.usdPerMonth !== undefined;
+}
+
+/**
+ * What the request may spend at most: its estimated input plus `max_tokens` of output (only the
+ * input when it sets none), priced at the dearest candidate, since failover may land anywhere.
+ */
+function estimate(ctx: RequestContext, deps: PipelineDeps): Hold {
+  const ir = parseRequest(ctx.endpoint.format, bodyOf(ctx)).value;
+  const input = estimateInputTokens(ir);
+  const output = ir.maxTokens ?? 0;
+  let usd = 0;
+  for (const c of ctx.candidates) {
+    const price = deps.priceOf?.(c.target.provider.id, c.target.model);
+    if (price) usd = Math.max(usd, (input * price.input + output * price.output) / 1e6);
+  }
+  return { tokens: input + output, usd };
+}
+
+/**
+ * Request stage, after route: a key with token or USD limits holds its request's estimate
+ * against them until the answer ends, so concurrent requests cannot jointly overshoot; one that
+ * does not fit gets 429 `budget_exceeded` before any upstream call. The hold is released in
+ * `after` (whatever happened: answered, failed, client gone), just before the record stage
+ * charges the actual usage in the same turn.
+ */
+export const reserve: RequestStage = {
+  name: 'reserve',
+  run(ctx: RequestContext, deps: PipelineDeps): Decision {
+    const limits = ctx.key?.limits;
+    if (!ctx.key || !limits || !deps.budgets?.reserve || ctx.endpoint.countTokens) return CONTINUE;
+    if (!hasSpendLimit(limits)) return CONTINUE;
+    const r = deps.budgets.reserve(ctx.key.name, limits, estimate(ctx, deps), ctx.now());
+    if (r.decision.kind === 'over') return budgetReply(ctx.key.name, r.decision);
+    if (r.reservation) reservations.set(ctx, r.reservation);
+    return CONTINUE;
+  },
+  after(ctx: RequestContext): void {
+    reservations.get(ctx)?.release();
+    reservations.delete(ctx);
+  },
+};
