@@ -118,12 +118,68 @@ describe.skipIf(missing !== null)(`Redis scripts${missing ? ` (skipped: ${missin
     expect((await waiting).held).toBe(true);
   });
 
+  it('a lease claim: one owner per connection, generations only go up, stale ones fenced', async () => {
+    const claim = (i: RedisState, ownerHash: string, connection: string, generation = 0) =>
+      i.claimLease({ connection, ownerHash, previous: null, generation, ttlMs: 5_000 });
+    expect(await claim(a, 'alice', 'c1')).toEqual({ kind: 'granted', generation: 1 });
+    // Another owner, on either instance, is refused while the claim lasts.
+    const held = await claim(b, 'bob', 'c1');
+    expect(held).toMatchObject({ kind: 'held' });
+    expect((held as { retryAfterMs: number }).retryAfterMs).toBeGreaterThan(4_000);
+    // The owner again, on B with a mirror that knows only generation 1: generation 2.
+    expect(await claim(b, 'alice', 'c1', 1)).toEqual({ kind: 'granted', generation: 2 });
+    // A mirror ahead of Redis (a claim lost with a restarted Redis) still moves forward.
+    expect(await claim(a, 'alice', 'c1', 6)).toEqual({ kind: 'granted', generation: 7 });
+    const fence = (generation: number, action: 'renew' | 'release', ownerHash = 'alice') =>
+      a.fenceLease({ connection: 'c1', ownerHash, generation, action, ttlMs: 5_000 });
+    expect(await fence(2, 'renew')).toEqual({ kind: 'stale', current: 7 });
+    expect(await fence(6, 'release')).toEqual({ kind: 'stale', current: 7 });
+    expect(await claim(b, 'bob', 'c1')).toMatchObject({ kind: 'held' });
+    expect(await fence(7, 'renew')).toEqual({ kind: 'ok' });
+    expect(await fence(1, 'renew', 'bob')).toEqual({ kind: 'taken' });
+    expect(await fence(7, 'release')).toEqual({ kind: 'ok' });
+    expect(await claim(b, 'bob', 'c1')).toEqual({ kind: 'granted', generation: 1 });
+    // Moving to another connection ends the owner's claim on the previous one.
+    expect(
+      await b.claimLease({
+        connection: 'c2',
+        ownerHash: 'bob',
+        previous: 'c1',
+        generation: 1,
+        ttlMs: 5_000,
+      }),
+    ).toEqual({ kind: 'granted', generation: 2 });
+    expect(await claim(a, 'alice', 'c1', 7)).toEqual({ kind: 'granted', generation: 8 });
+    // A claim lapses with its lease's expiry (a crashed instance leaks nothing).
+    expect(
+      await a.claimLease({
+        connection: 'c3',
+        ownerHash: 'x',
+        previous: null,
+        generation: 0,
+        ttlMs: 150,
+      }),
+    ).toMatchObject({ kind: 'granted' });
+    expect(await claim(b, 'bob', 'c3')).toMatchObject({ kind: 'held' });
+    await new Promise((r) => setTimeout(r, 250));
+    expect(await claim(b, 'bob', 'c3', 2)).toEqual({ kind: 'granted', generation: 3 });
+  });
+
   it('fails open without Redis: no permit held, writes kept for the reconnect', async () => {
     await redis.stop();
     await until('degraded', () => a.view().status === 'degraded');
     const signal = new AbortController().signal;
     expect((await a.permit('s2', 1, 1_000, 1_000, signal)).held).toBe(false);
     expect(await a.probe('p2', 1_000)).toBe('local');
+    expect(
+      await a.claimLease({
+        connection: 'c9',
+        ownerHash: 'o',
+        previous: null,
+        generation: 0,
+        ttlMs: 1,
+      }),
+    ).toBeNull();
     a.put({ kind: 'breaker', id: 'offline', value: { state: 'OPEN' } }, null);
     await redis.start();
     await until('B learns what A kept', () => seenByB.some((c) => c.id === 'offline'), 10_000);

@@ -14,11 +14,14 @@ import { chat, startInstance, type TeamInstance, until } from '../support/team';
 
 const missing = redisMissing();
 const KEY = 'sk-test-team-0123456789abcdef';
-const NAMES = ['rl', 'bk', 'br', 'mc', 'bn', 'ld', 'rs', 'ls', 'lk'] as const;
+const NAMES = ['rl', 'bk', 'br', 'mc', 'bn', 'ld', 'rs', 'ls', 'lk', 'lr'] as const;
 /** Gateway keys: a plain one for most requests, and two lease holders for `ls-1`. */
 const TEAM = 'bw-team-plain-key-0123456789';
 const ALICE = 'bw-team-alice-key-0123456789';
 const BOB = 'bw-team-bob-key-0123456789';
+/** Two more lease holders, for `lr-1` (the acquire race). */
+const CAROL = 'bw-team-carol-key-0123456789';
+const DAVE = 'bw-team-dave-key-0123456789';
 const AS = (key: string) => ({ authorization: `Bearer ${key}` });
 type Name = (typeof NAMES)[number];
 
@@ -35,12 +38,15 @@ function provider(id: Name, fake: FakeUpstream, extra: object = {}): ProviderCon
 
 function teamConfig(f: Record<Name, FakeUpstream>): BreakwaterConfig {
   const lease = { scopes: ['lease:exclusive'], allowedConnections: ['ls-1'] };
+  const race = { scopes: ['lease:exclusive'], allowedConnections: ['lr-1'] };
   return {
     gateway: {
       apiKeys: [
         { name: 'team', key: TEAM },
         { name: 'alice', key: ALICE, ...lease },
         { name: 'bob', key: BOB, ...lease },
+        { name: 'carol', key: CAROL, ...race },
+        { name: 'dave', key: DAVE, ...race },
       ],
     },
     providers: [
@@ -53,6 +59,7 @@ function teamConfig(f: Record<Name, FakeUpstream>): BreakwaterConfig {
       provider('rs', f.rs),
       provider('ls', f.ls),
       provider('lk', f.lk),
+      provider('lr', f.lr),
     ],
     combos: [
       { name: 'cool', strategy: 'priority', targets: ['rl/m', 'bk/m'] },
@@ -66,6 +73,14 @@ function teamConfig(f: Record<Name, FakeUpstream>): BreakwaterConfig {
       'comboCooldownWait.enabled': false,
     },
   };
+}
+
+function lease(url: string, key: string, body: object): Promise<Response> {
+  return fetch(`${url}/api/v1/session-leases`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...AS(key) },
+    body: JSON.stringify(body),
+  });
 }
 
 /** The first event of `type` on an `/api/events` stream; the stream is then closed. */
@@ -234,12 +249,6 @@ describe.skipIf(missing !== null)(
     });
 
     it('a lease acquired on A refuses a second client on B (429) and a stale generation on B (409)', async () => {
-      const lease = (url: string, key: string, body: object) =>
-        fetch(`${url}/api/v1/session-leases`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', ...AS(key) },
-          body: JSON.stringify(body),
-        });
       const first = await lease(a.url, ALICE, { action: 'acquire', ttlMs: 60_000 });
       expect(first.status).toBe(200);
       const held = (await first.json()) as { owner: string; generation: number };
@@ -278,6 +287,54 @@ describe.skipIf(missing !== null)(
       await new Promise((r) => setTimeout(r, 400));
       listener.disconnect();
       expect(heard).toEqual([]);
+    });
+
+    it('acquires of one connection racing on both instances: one 200, the rest 429, first time', async () => {
+      // Eight clients at once, half on each instance: the team's script grants exactly one,
+      // before either instance has heard of the other's lease.
+      const clients = [a, b, a, b, a, b, a, b].map((i, n) =>
+        lease(i.url, n % 4 < 2 ? CAROL : DAVE, { action: 'acquire', ttlMs: 60_000 }),
+      );
+      const answers = await Promise.all(clients);
+      const statuses = answers.map((r) => r.status);
+      expect(statuses.filter((s) => s === 200)).toHaveLength(1);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(7);
+      const winner = answers[statuses.indexOf(200)]!;
+      const held = (await winner.json()) as { owner: string; generation: number };
+      for (const r of answers.filter((x) => x.status === 429)) {
+        expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
+        const body = (await r.json()) as { error: { code: string } };
+        expect(body.error.code).toBe('LEASE_CAPACITY_UNAVAILABLE');
+      }
+      const holders = async (i: TeamInstance) =>
+        (await i.state()).leases.filter((l) => l.connection === 'lr-1' && l.state === 'ACTIVE');
+      await until('both instances show the one holder', async () => {
+        const both = await Promise.all([holders(a), holders(b)]);
+        return both.every((h) => h.length === 1 && h[0]!.generation === held.generation);
+      });
+      // Released on the other instance than it was taken on: free for the next client at once.
+      const winnerOnA = statuses.indexOf(200) % 2 === 0;
+      const [there, other] = winnerOnA ? [a, b] : [b, a];
+      const key = statuses.indexOf(200) % 4 < 2 ? CAROL : DAVE;
+      const released = await lease(other.url, key, {
+        action: 'release',
+        owner: held.owner,
+        generation: held.generation,
+      });
+      expect(released.status).toBe(200);
+      await until(
+        `${there.name} mirrors the release`,
+        async () => (await holders(there)).length === 0,
+      );
+      const next = await lease(there.url, key === CAROL ? DAVE : CAROL, { action: 'acquire' });
+      expect(next.status).toBe(200);
+      // The old holder's generation is fenced by the script too: a renew of it is refused.
+      const renew = await lease(there.url, key, {
+        action: 'renew',
+        owner: held.owner,
+        generation: held.generation,
+      });
+      expect(renew.status).toBe(409);
     });
 
     /** Redis goes away, A learns a cooldown meanwhile, Redis comes back: both resynchronise. */

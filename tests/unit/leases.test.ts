@@ -410,18 +410,19 @@ describe('POST /api/v1/session-leases actions (service level, real SQLite)', () 
     expect(svc.handle(key('b'), { action: 'acquire' }, 2_000).status).toBe(200);
   });
 
-  it('rejects malformed bodies clearly', () => {
+  it('rejects malformed bodies clearly', async () => {
     const svc = service(store);
-    expect(body(answerLeaseRequest(svc, key('a'), { action: 'steal' }, 0)).error.code).toBe(
+    expect(body(await answerLeaseRequest(svc, key('a'), { action: 'steal' }, 0)).error.code).toBe(
       'invalid_action',
     );
-    expect(body(answerLeaseRequest(svc, key('a'), { action: 'renew' }, 0)).error.code).toBe(
+    expect(body(await answerLeaseRequest(svc, key('a'), { action: 'renew' }, 0)).error.code).toBe(
       'missing_owner',
     );
     expect(
-      body(answerLeaseRequest(svc, key('a'), { action: 'acquire', ttlMs: 'x' }, 0)).error.code,
+      body(await answerLeaseRequest(svc, key('a'), { action: 'acquire', ttlMs: 'x' }, 0)).error
+        .code,
     ).toBe('invalid_ttl');
-    expect(body(answerLeaseRequest(svc, key('a'), [], 0)).error.code).toBe('invalid_body');
+    expect(body(await answerLeaseRequest(svc, key('a'), [], 0)).error.code).toBe('invalid_body');
   });
 
   it('routing plan: others skip a leased connection; the holder goes to its own', () => {

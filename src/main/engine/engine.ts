@@ -30,8 +30,9 @@ import { createGatewayServer, type GatewayServer } from './proxy/server';
 import { handleSessionLeases } from './proxy/session-leases';
 import { FlowControl } from './resilience/flow-control';
 import type { HostNetworkEvent } from './resilience/host-network';
-import { LeaseService } from './resilience/lease-service';
+import type { LeaseServiceDeps } from './resilience/lease-service';
 import { teamLeaseRepo } from './resilience/lease-team';
+import { leaseService } from './resilience/lease-team-service';
 import { ResilienceManager } from './resilience/manager';
 import { ShapeRepairs } from './resilience/shape-repair';
 import { SubscriptionService } from './resilience/subscription-service';
@@ -233,7 +234,7 @@ export function createEngine(opts: EngineOptions): Engine {
     now: () => clock.now(),
   });
   // Exclusive session leases (§10); ACTIVE ones survive restarts, revoked keys end theirs.
-  const leases = new LeaseService({
+  const leaseDeps: LeaseServiceDeps = {
     repo: teamLeaseRepo(store.leases, shared, clock, (l) => leases.adopt(l, clock.now())),
     emit: (e) => events.emit(e),
     log,
@@ -241,7 +242,8 @@ export function createEngine(opts: EngineOptions): Engine {
     catalog: () => catalog,
     exclusion: (c, now) => resilience.exclusion(c, now),
     connectionEligible: (c, now) => resilience.leasable(c, catalog.providers.get(c.provider), now),
-  });
+  };
+  const leases = leaseService(leaseDeps, shared);
   leases.reconcile(clock.now());
   keyRing.onChange(() => leases.reconcile(clock.now()));
   const startedAt = clock.now();

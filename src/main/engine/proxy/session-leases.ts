@@ -93,12 +93,12 @@ export function parseLeaseRequest(body: unknown): Parsed {
  * The endpoint's answer to a parsed JSON body: a key without the lease scope is refused before
  * its body is looked at, then a malformed body, then the action runs.
  */
-export function answerLeaseRequest(
+export async function answerLeaseRequest(
   leases: LeaseService,
   key: GatewayApiKeyConfig | null,
   body: unknown,
   now: number,
-): LeaseReply {
+): Promise<LeaseReply> {
   if (!canHoldLeases(key)) return scopeRefusal(key);
   const parsed = parseLeaseRequest(body);
   if (!parsed.ok) {
@@ -108,7 +108,7 @@ export function answerLeaseRequest(
       headers: {},
     };
   }
-  return leases.handle(key, parsed.request, now);
+  return leases.handleShared(key, parsed.request, now);
 }
 
 export interface SessionLeaseDeps {
@@ -182,6 +182,6 @@ export async function handleSessionLeases(
       `request body is not valid JSON: ${(err as Error).message}`,
     );
   }
-  const reply = answerLeaseRequest(deps.leases, key, body, deps.clock.now());
+  const reply = await answerLeaseRequest(deps.leases, key, body, deps.clock.now());
   sendJson(res, reply.status, reply.body, reply.headers);
 }

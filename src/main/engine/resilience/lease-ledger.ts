@@ -5,7 +5,13 @@
 import type { EngineEvent } from '../../../shared/contract';
 import type { LeaseRepo } from '../store/leases';
 import type { EndReason, Lease } from '../store/state-records';
-import { apply, type LeaseCommand, type LeaseErrorCode, leaseView } from './leases';
+import {
+  apply,
+  type LeaseCommand,
+  type LeaseErrorCode,
+  leaseView,
+  retryAfterSeconds,
+} from './leases';
 
 /**
  * A refusal of the session-leases endpoint. Thrown inside a write, it rolls the transaction
@@ -93,4 +99,16 @@ export class LeaseLedger {
     this.repo.update(t.lease);
     return t.lease;
   }
+}
+
+/** The 429 of an acquire when other clients' leases hold every connection the key may use. */
+export function capacityRefusal(retryAfterMs: number): LeaseRefusal {
+  const seconds = retryAfterSeconds(retryAfterMs);
+  return new LeaseRefusal(
+    429,
+    'LEASE_CAPACITY_UNAVAILABLE',
+    `every eligible connection this key may lease is held by another client's exclusive lease; retry in ${seconds} s`,
+    { state: 'WAITING_FOR_CAPACITY', retryAfterMs },
+    { 'retry-after': String(seconds) },
+  );
 }

@@ -18,7 +18,14 @@ import {
   type ManagedLease,
   scopeMessage,
 } from './lease-fence';
-import { acquiredEvent, endedEvent, FENCE_STATUS, LeaseLedger, LeaseRefusal } from './lease-ledger';
+import {
+  acquiredEvent,
+  capacityRefusal,
+  endedEvent,
+  FENCE_STATUS,
+  LeaseLedger,
+  LeaseRefusal,
+} from './lease-ledger';
 import { acquireOptions, type ExclusionOf, type LeasePlan, planLeases } from './lease-planning';
 import { adoptLease } from './lease-team';
 import {
@@ -30,7 +37,7 @@ import {
   leaseView,
   nextGeneration,
   ownerTokenFrom,
-  retryAfterSeconds,
+  replyBody,
 } from './leases';
 
 export {
@@ -68,6 +75,13 @@ export interface LeaseReply {
   headers?: Record<string, string>;
 }
 
+export interface AcquireChoice {
+  previous: Lease | null;
+  connection: string;
+}
+
+const NONE_HELD: ReadonlyMap<string, number> = new Map();
+
 export type LeaseAction = 'acquire' | 'renew' | 'release' | 'status';
 
 /**
@@ -87,23 +101,11 @@ export function scopeRefusal(key: GatewayApiKeyConfig | null): LeaseReply {
   return refusalReply(new LeaseRefusal(403, 'lease_scope_required', scopeMessage(key)));
 }
 
-function refusalReply(err: LeaseRefusal): LeaseReply {
+export function refusalReply(err: LeaseRefusal): LeaseReply {
   return {
     status: err.status,
     body: { error: { code: err.code, message: err.message, ...err.extra } },
     headers: err.headers,
-  };
-}
-
-function replyBody(lease: Lease, owner?: string): Record<string, unknown> {
-  const s = lease.status;
-  return {
-    ...(owner ? { owner } : {}),
-    generation: lease.generation,
-    connection: lease.connection,
-    state: s.name,
-    expiresAt: lease.expiresAt,
-    ...(s.name === 'ACTIVE' ? {} : { endReason: s.reason, endedAt: s.endedAt }),
   };
 }
 
@@ -113,9 +115,9 @@ function replyBody(lease: Lease, owner?: string): Record<string, unknown> {
  * keys at start. Each transition emits exactly one `lease.acquired` or `lease.ended`.
  */
 export class LeaseService {
-  private readonly ledger: LeaseLedger;
+  protected readonly ledger: LeaseLedger;
 
-  constructor(private readonly deps: LeaseServiceDeps) {
+  constructor(protected readonly deps: LeaseServiceDeps) {
     this.ledger = new LeaseLedger(deps.repo, deps.emit);
   }
 
@@ -194,88 +196,142 @@ export class LeaseService {
   }
 
   private acquire(key: GatewayApiKeyConfig, req: LeaseRequest, now: number): LeaseReply {
-    const token = req.owner ?? ownerTokenFrom(this.deps.random?.() ?? randomBytes(32));
+    const token = this.ownerToken(req);
     const ownerHash = hashOwner(token);
     const ttl = clampTtl(req.ttlMs);
     const lease = this.ledger.write(now, (events) => {
-      const repo = this.deps.repo;
-      let previous: Lease | null = null;
-      if (req.owner) {
-        const latest = repo.latestForOwner(ownerHash, key.name);
-        if (!latest) {
-          throw new LeaseRefusal(
-            404,
-            'LEASE_UNKNOWN_OWNER',
-            'this owner token is not known for this API key; acquire without "owner" to get a new one',
-          );
-        }
-        previous = current(latest, now).status.name === 'ACTIVE' ? latest : null;
-      }
-      const active = repo.active();
-      const heldUntil = (connection: string): number | null => {
-        const h = active.find((l) => l.connection === connection);
-        return h && h.id !== previous?.id ? h.expiresAt : null;
-      };
-      const options = acquireOptions(this.deps.catalog(), key, req.model, this.deps, now);
-      if (options === 'unknown_model') {
-        throw new LeaseRefusal(
-          404,
-          'model_not_found',
-          `model "${req.model}" is not known to Breakwater`,
-        );
-      }
-      const slots = options.map((o) => ({ ...o, heldUntil: heldUntil(o.connection) }));
-      const grant = chooseConnection(slots, previous?.connection ?? null, now);
-      if (grant.kind === 'none') {
-        throw new LeaseRefusal(
-          404,
-          'no_leasable_connection',
-          `none of the connections allowed for API key "${key.name}" (${key.allowedConnections!.join(', ')}) exists, is enabled${req.model ? ` and serves "${req.model}"` : ''}`,
-        );
-      }
-      if (grant.kind === 'wait') throw capacityRefusal(grant.retryAfterMs);
-      if (previous) {
-        const ended = this.ledger.transition(
-          previous,
-          { type: 'invalidate', reason: 'superseded' },
-          now,
-        );
-        events.push(endedEvent(ended, now));
-      }
-      const created = repo.insert({
-        id: 0,
-        ownerHash,
-        keyName: key.name,
-        connection: grant.connection,
-        generation: nextGeneration(repo.maxGeneration(ownerHash)),
-        acquiredAt: now,
-        expiresAt: now + ttl,
-        status: { name: 'ACTIVE' },
-      });
-      events.push(
-        acquiredEvent(
-          created,
-          now,
-          `acquired by API key "${key.name}" for ${Math.round(ttl / 1000)} s (generation ${created.generation})`,
-        ),
-      );
-      return created;
+      const choice = this.choose(key, req, ownerHash, now, NONE_HELD);
+      const generation = nextGeneration(this.deps.repo.maxGeneration(ownerHash));
+      return this.grant(key, choice, ownerHash, generation, ttl, events, now);
     });
+    return this.granted(key, lease, token);
+  }
+
+  protected ownerToken(req: LeaseRequest): string {
+    return req.owner ?? ownerTokenFrom(this.deps.random?.() ?? randomBytes(32));
+  }
+
+  /**
+   * The connection an acquire gets (refusals are thrown). `held`: connections the team holds
+   * that this instance's mirror may not know of yet, by the end of their claim.
+   */
+  protected choose(
+    key: GatewayApiKeyConfig,
+    req: LeaseRequest,
+    ownerHash: string,
+    now: number,
+    held: ReadonlyMap<string, number>,
+  ): AcquireChoice {
+    const repo = this.deps.repo;
+    let previous: Lease | null = null;
+    if (req.owner) {
+      const latest = repo.latestForOwner(ownerHash, key.name);
+      if (!latest) {
+        throw new LeaseRefusal(
+          404,
+          'LEASE_UNKNOWN_OWNER',
+          'this owner token is not known for this API key; acquire without "owner" to get a new one',
+        );
+      }
+      previous = current(latest, now).status.name === 'ACTIVE' ? latest : null;
+    }
+    const active = repo.active();
+    const heldUntil = (connection: string): number | null => {
+      const h = active.find((l) => l.connection === connection);
+      return h && h.id !== previous?.id ? h.expiresAt : (held.get(connection) ?? null);
+    };
+    const options = acquireOptions(this.deps.catalog(), key, req.model, this.deps, now);
+    if (options === 'unknown_model') {
+      throw new LeaseRefusal(
+        404,
+        'model_not_found',
+        `model "${req.model}" is not known to Breakwater`,
+      );
+    }
+    const slots = options.map((o) => ({ ...o, heldUntil: heldUntil(o.connection) }));
+    const grant = chooseConnection(slots, previous?.connection ?? null, now);
+    if (grant.kind === 'none') {
+      throw new LeaseRefusal(
+        404,
+        'no_leasable_connection',
+        `none of the connections allowed for API key "${key.name}" (${key.allowedConnections!.join(', ')}) exists, is enabled${req.model ? ` and serves "${req.model}"` : ''}`,
+      );
+    }
+    if (grant.kind === 'wait') throw capacityRefusal(grant.retryAfterMs);
+    return { previous, connection: grant.connection };
+  }
+
+  /** Inside a write: ends the owner's previous lease and stores the new one. */
+  protected grant(
+    key: GatewayApiKeyConfig,
+    choice: AcquireChoice,
+    ownerHash: string,
+    generation: number,
+    ttl: number,
+    events: EngineEvent[],
+    now: number,
+  ): Lease {
+    const repo = this.deps.repo;
+    // Read again: in team mode a write of this owner may have landed while Redis answered.
+    const previous = choice.previous && repo.byId(choice.previous.id);
+    if (previous && current(previous, now).status.name === 'ACTIVE') {
+      const ended = this.ledger.transition(
+        previous,
+        { type: 'invalidate', reason: 'superseded' },
+        now,
+      );
+      events.push(endedEvent(ended, now));
+    }
+    const created = repo.insert({
+      id: 0,
+      ownerHash,
+      keyName: key.name,
+      connection: choice.connection,
+      generation,
+      acquiredAt: now,
+      expiresAt: now + ttl,
+      status: { name: 'ACTIVE' },
+    });
+    events.push(
+      acquiredEvent(
+        created,
+        now,
+        `acquired by API key "${key.name}" for ${Math.round(ttl / 1000)} s (generation ${created.generation})`,
+      ),
+    );
+    return created;
+  }
+
+  protected granted(key: GatewayApiKeyConfig, lease: Lease, token: string): LeaseReply {
     this.deps.log.info(
       `lease on ${lease.connection} acquired by API key "${key.name}" (generation ${lease.generation})`,
     );
     return { status: 200, body: replyBody(lease, token) };
   }
 
+  /** The endpoint as the server calls it (team mode: see lease-team-service.ts). */
+  handleShared(
+    key: GatewayApiKeyConfig | null,
+    req: LeaseRequest,
+    now: number,
+  ): Promise<LeaseReply> {
+    return Promise.resolve(this.handle(key, req, now));
+  }
+
   /** The owner's newest lease under this key, fenced by the presented generation. */
-  private fenced(key: GatewayApiKeyConfig, owner: string, generation: number, now: number): Lease {
+  protected fenced(
+    key: GatewayApiKeyConfig,
+    owner: string,
+    generation: number,
+    now: number,
+  ): Lease {
     const latest = this.deps.repo.latestForOwner(hashOwner(owner), key.name);
     const d = fence(latest, generation, now);
     if (d.kind === 'refuse') throw new LeaseRefusal(FENCE_STATUS[d.code], d.code, d.message);
     return d.lease;
   }
 
-  private renewOrRelease(key: GatewayApiKeyConfig, req: LeaseRequest, now: number): LeaseReply {
+  protected renewOrRelease(key: GatewayApiKeyConfig, req: LeaseRequest, now: number): LeaseReply {
     const lease = this.ledger.write(now, (events) => {
       const l = this.fenced(key, req.owner!, req.generation!, now);
       if (req.action === 'renew') {
@@ -386,15 +442,4 @@ export class LeaseService {
       adoptLease(this.deps.repo, remote, events, this.deps.log, now),
     );
   }
-}
-
-function capacityRefusal(retryAfterMs: number): LeaseRefusal {
-  const seconds = retryAfterSeconds(retryAfterMs);
-  return new LeaseRefusal(
-    429,
-    'LEASE_CAPACITY_UNAVAILABLE',
-    `every eligible connection this key may lease is held by another client's exclusive lease; retry in ${seconds} s`,
-    { state: 'WAITING_FOR_CAPACITY', retryAfterMs },
-    { 'retry-after': String(seconds) },
-  );
 }

@@ -43,6 +43,11 @@ export function teamLeaseRepo(
     const ttl =
       l.status.name === 'ACTIVE' ? l.expiresAt - now() + ENDED_SHARED_MS : ENDED_SHARED_MS;
     shared.put({ kind: 'lease', id: `${l.ownerHash}:${l.generation}`, value: l }, ttl);
+    // An ended lease (operator release, revoked key, superseded, expired) frees the team's claim.
+    if (l.status.name !== 'ACTIVE') {
+      const { connection, ownerHash, generation } = l;
+      void shared.fenceLease({ connection, ownerHash, generation, action: 'release', ttlMs: 0 });
+    }
   };
   const note = (l: Lease) => {
     if (adopting) return;

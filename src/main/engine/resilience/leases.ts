@@ -247,3 +247,16 @@ export function leaseView(lease: Lease): LeaseView {
     expiresAt: lease.expiresAt,
   };
 }
+
+/** The body of a session-leases answer about `lease` (with the owner token after an acquire). */
+export function replyBody(lease: Lease, owner?: string): Record<string, unknown> {
+  const s = lease.status;
+  return {
+    ...(owner ? { owner } : {}),
+    generation: lease.generation,
+    connection: lease.connection,
+    state: s.name,
+    expiresAt: lease.expiresAt,
+    ...(s.name === 'ACTIVE' ? {} : { endReason: s.reason, endedAt: s.endedAt }),
+  };
+}

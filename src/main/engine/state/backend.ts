@@ -31,6 +31,33 @@ export interface LimiterStore {
   usable(): boolean;
 }
 
+/** A connection's exclusive lease claimed for an owner (see `StateBackend.claimLease`). */
+export interface LeaseClaim {
+  connection: string;
+  ownerHash: string;
+  /** The connection of the owner's lease this one supersedes (its claim ends), if any. */
+  previous: string | null;
+  /** The owner's newest generation this instance knows: the new one is above it. */
+  generation: number;
+  ttlMs: number;
+}
+
+export type ClaimAnswer =
+  | { kind: 'granted'; generation: number }
+  | { kind: 'held'; retryAfterMs: number };
+
+/** `renew` extends the claim by ttlMs; `release` ends it. */
+export interface LeaseFence {
+  connection: string;
+  ownerHash: string;
+  generation: number;
+  action: 'renew' | 'release';
+  ttlMs: number;
+}
+
+/** `stale`: a newer generation of the owner is stored; `taken`: another owner holds it. */
+export type FenceAnswer = { kind: 'ok' } | { kind: 'stale'; current: number } | { kind: 'taken' };
+
 export interface StateBackend {
   readonly kind: 'local' | 'redis';
   view(): TeamView;
@@ -56,6 +83,13 @@ export interface StateBackend {
     signal: AbortSignal,
   ): Promise<SharedPermit>;
   limiterStore(): LimiterStore | null;
+  /**
+   * The atomic lease acquire across instances (one script): null when there is nothing to
+   * ask (local) or Redis cannot answer, and the instance decides alone (fail-open).
+   */
+  claimLease(c: LeaseClaim): Promise<ClaimAnswer | null>;
+  /** The generation fence of a renew or release across instances; null as for `claimLease`. */
+  fenceLease(f: LeaseFence): Promise<FenceAnswer | null>;
   close(): Promise<void>;
 }
 
@@ -75,5 +109,7 @@ export const LOCAL_STATE: StateBackend = Object.freeze({
   releaseProbe() {},
   permit: () => Promise.resolve(NO_SHARED_PERMIT),
   limiterStore: () => null,
+  claimLease: () => Promise.resolve(null),
+  fenceLease: () => Promise.resolve(null),
   close: () => Promise.resolve(),
 });

@@ -9,12 +9,17 @@ import { Redis, type RedisOptions } from 'ioredis';
 import type { TeamView } from '../../../shared/contract';
 import type { Logger } from '../logger';
 import {
+  type ClaimAnswer,
+  type FenceAnswer,
+  type LeaseClaim,
+  type LeaseFence,
   type LimiterStore,
   NO_SHARED_PERMIT,
   type SharedChange,
   type SharedPermit,
   type StateBackend,
 } from './backend';
+import { RedisLeases } from './redis-leases';
 import { ACQUIRE, LENGTHEN, PUT, RELEASE, RELEASE_PROBE } from './scripts';
 
 export interface RedisStateOptions {
@@ -73,6 +78,7 @@ export class RedisState implements StateBackend {
   private readonly pending = new Map<string, () => void>();
   private readonly waiters = new Map<string, Set<() => void>>();
   private limiters: LimiterStore | null = null;
+  private readonly leases: RedisLeases;
   private seq = 0;
   private closed = false;
 
@@ -86,6 +92,12 @@ export class RedisState implements StateBackend {
     this.client.defineCommand('bwAcquire', { numberOfKeys: 1, lua: ACQUIRE });
     this.client.defineCommand('bwRelease', { numberOfKeys: 1, lua: RELEASE });
     this.scripts = this.client as unknown as ScriptClient;
+    this.leases = new RedisLeases(
+      this.client,
+      opts.keyPrefix,
+      () => this.status === 'connected',
+      (err) => this.failed(err),
+    );
     this.client.on('ready', () => {
       this.clientReady = true;
       this.maybeUp();
@@ -355,6 +367,14 @@ export class RedisState implements StateBackend {
 
   private wake(scope: string): void {
     for (const w of [...(this.waiters.get(scope) ?? [])]) w();
+  }
+
+  claimLease(c: LeaseClaim): Promise<ClaimAnswer | null> {
+    return this.leases.claim(c);
+  }
+
+  fenceLease(f: LeaseFence): Promise<FenceAnswer | null> {
+    return this.leases.fence(f);
   }
 
   // ---------------------------------------------------------------- request queues

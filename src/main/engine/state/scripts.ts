@@ -51,3 +51,44 @@ export const RELEASE = `
 redis.call('ZREM', KEYS[1], ARGV[1])
 redis.call('PUBLISH', ARGV[2], ARGV[3])
 return 1`;
+
+/**
+ * Claims a connection's exclusive lease for an owner (issue 16): refused while another owner
+ * holds it, else the owner's next generation (above both the stored one and the instance's own
+ * latest), held with the lease's expiry. The owner's claim on its previous connection ends.
+ * KEYS: claim, owner, previous claim; ARGV: owner, local generation, ttl, owner ttl.
+ * Returns {1, generation} or {0, ms left on the other owner's claim}.
+ */
+export const CLAIM_LEASE = `
+local holder = redis.call('HGET', KEYS[1], 'o')
+if holder and holder ~= ARGV[1] then return {0, redis.call('PTTL', KEYS[1])} end
+local g = math.max(tonumber(redis.call('HGET', KEYS[2], 'g') or '0'), tonumber(ARGV[2])) + 1
+if KEYS[3] ~= KEYS[1] and redis.call('HGET', KEYS[3], 'o') == ARGV[1] then redis.call('DEL', KEYS[3]) end
+redis.call('HSET', KEYS[1], 'o', ARGV[1], 'g', g)
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+redis.call('HSET', KEYS[2], 'g', g)
+redis.call('PEXPIRE', KEYS[2], ARGV[4])
+return {1, g}`;
+
+/**
+ * Fences a renew or release by the owner's stored generation: {0, stored} when the presented
+ * one is older (stale). A renew holds the claim again for ttl unless another owner took the
+ * connection ({2, 0}); a release ends the claim if it is still this generation's.
+ * KEYS: claim, owner; ARGV: owner, generation, ttl (0: release), owner ttl. Else {1, generation}.
+ */
+export const FENCE_LEASE = `
+local stored = tonumber(redis.call('HGET', KEYS[2], 'g') or '0')
+local g = tonumber(ARGV[2])
+if g < stored then return {0, stored} end
+local holder = redis.call('HGET', KEYS[1], 'o')
+local mine = holder == ARGV[1] and tonumber(redis.call('HGET', KEYS[1], 'g')) == g
+if ARGV[3] == '0' then
+  if mine then redis.call('DEL', KEYS[1]) end
+  return {1, g}
+end
+if holder and not mine then return {2, 0} end
+redis.call('HSET', KEYS[1], 'o', ARGV[1], 'g', g)
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+if g > stored then redis.call('HSET', KEYS[2], 'g', g) end
+redis.call('PEXPIRE', KEYS[2], ARGV[4])
+return {1, g}`;
