@@ -165,6 +165,32 @@ describe.skipIf(missing !== null)(`Redis scripts${missing ? ` (skipped: ${missin
     expect(await claim(b, 'bob', 'c3', 2)).toEqual({ kind: 'granted', generation: 3 });
   });
 
+  it('shared counters: the check and the count are one step; decimals are kept', async () => {
+    const counters = [
+      { id: 'k:req', max: 2, ttlMs: 5_000 },
+      { id: 'k:usd', max: 1, ttlMs: 5_000 },
+    ];
+    const answers = await Promise.all(
+      [1, 2, 3, 4].map((n) => (n % 2 ? a : b).admitCounters(counters)),
+    );
+    // Four at once from two instances: exactly two counted, whatever the order.
+    expect(answers.filter((r) => r?.admitted)).toHaveLength(2);
+    for (const r of answers.filter((x) => !x?.admitted)) expect(r?.used).toEqual([2, 0]);
+    // The cost counter reaching its max refuses too, with its decimals read back.
+    const other = [
+      { id: 'k2:req', max: null, ttlMs: 5_000 },
+      { id: 'k2:usd', max: 0.5, ttlMs: 5_000 },
+    ];
+    a.addCounters([{ id: 'k2:usd', by: 0.25, ttlMs: 5_000 }]);
+    expect(await b.admitCounters(other)).toEqual({ admitted: true, used: [0, 0.25] });
+    b.addCounters([{ id: 'k2:usd', by: 0.3, ttlMs: 5_000 }]);
+    await until(
+      'the cost counter refuses',
+      async () => (await a.admitCounters(other))?.admitted === false,
+    );
+    expect((await a.admitCounters(other))?.used[1]).toBeCloseTo(0.55);
+  });
+
   it('fails open without Redis: no permit held, writes kept for the reconnect', async () => {
     await redis.stop();
     await until('degraded', () => a.view().status === 'degraded');
@@ -180,6 +206,7 @@ describe.skipIf(missing !== null)(`Redis scripts${missing ? ` (skipped: ${missin
         ttlMs: 1,
       }),
     ).toBeNull();
+    expect(await a.admitCounters([{ id: 'k:req', max: 1, ttlMs: 1_000 }])).toBeNull();
     a.put({ kind: 'breaker', id: 'offline', value: { state: 'OPEN' } }, null);
     await redis.start();
     await until('B learns what A kept', () => seenByB.some((c) => c.id === 'offline'), 10_000);

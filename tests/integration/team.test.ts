@@ -22,6 +22,8 @@ const BOB = 'bw-team-bob-key-0123456789';
 /** Two more lease holders, for `lr-1` (the acquire race). */
 const CAROL = 'bw-team-carol-key-0123456789';
 const DAVE = 'bw-team-dave-key-0123456789';
+/** A key with a budget of 3 requests per minute, for the whole team. */
+const CAPPED = 'bw-team-capped-key-0123456789';
 const AS = (key: string) => ({ authorization: `Bearer ${key}` });
 type Name = (typeof NAMES)[number];
 
@@ -47,6 +49,7 @@ function teamConfig(f: Record<Name, FakeUpstream>): BreakwaterConfig {
         { name: 'bob', key: BOB, ...lease },
         { name: 'carol', key: CAROL, ...race },
         { name: 'dave', key: DAVE, ...race },
+        { name: 'capped', key: CAPPED, limits: { requestsPerMinute: 3 } },
       ],
     },
     providers: [
@@ -335,6 +338,21 @@ describe.skipIf(missing !== null)(
         generation: held.generation,
       });
       expect(renew.status).toBe(409);
+    });
+
+    it("a key's budget holds across instances: the 4th request in a minute is refused on either", async () => {
+      // The four requests must fall in one calendar minute (the budget's window).
+      const left = 60_000 - (Date.now() % 60_000);
+      if (left < 5_000) await new Promise((r) => setTimeout(r, left + 50));
+      const on = [a, b, a];
+      for (const i of on) expect((await chat(i.url, 'ld/m', AS(CAPPED))).status).toBe(200);
+      for (const i of [b, a]) {
+        const refused = await chat(i.url, 'ld/m', AS(CAPPED));
+        expect(refused.status).toBe(429);
+        expect(refused.headers.get('x-breakwater-budget-limit')).toBe('requestsPerMinute');
+        const body = (await refused.json()) as { error: { code: string } };
+        expect(body.error.code).toBe('budget_exceeded');
+      }
     });
 
     /** Redis goes away, A learns a cooldown meanwhile, Redis comes back: both resynchronise. */

@@ -30,7 +30,6 @@ import { createGatewayServer, type GatewayServer } from './proxy/server';
 import { handleSessionLeases } from './proxy/session-leases';
 import { FlowControl } from './resilience/flow-control';
 import type { HostNetworkEvent } from './resilience/host-network';
-import type { LeaseServiceDeps } from './resilience/lease-service';
 import { teamLeaseRepo } from './resilience/lease-team';
 import { leaseService } from './resilience/lease-team-service';
 import { ResilienceManager } from './resilience/manager';
@@ -177,6 +176,7 @@ export function createEngine(opts: EngineOptions): Engine {
     emit: (e) => events.emit(e),
     retentionDays: () => settings.number('usage.retentionDays'),
     onError: (err) => log.error(`usage roll-up: ${String(err)}`),
+    shared,
   });
   const accounts: KeyOperations = { keys: keyRing, usage, now: () => clock.now() };
   const quotas = new QuotaBook(store.quotas, (err) => log.error(`quotas: ${String(err)}`));
@@ -234,7 +234,7 @@ export function createEngine(opts: EngineOptions): Engine {
     now: () => clock.now(),
   });
   // Exclusive session leases (§10); ACTIVE ones survive restarts, revoked keys end theirs.
-  const leaseDeps: LeaseServiceDeps = {
+  const leases = leaseService(shared, {
     repo: teamLeaseRepo(store.leases, shared, clock, (l) => leases.adopt(l, clock.now())),
     emit: (e) => events.emit(e),
     log,
@@ -242,8 +242,7 @@ export function createEngine(opts: EngineOptions): Engine {
     catalog: () => catalog,
     exclusion: (c, now) => resilience.exclusion(c, now),
     connectionEligible: (c, now) => resilience.leasable(c, catalog.providers.get(c.provider), now),
-  };
-  const leases = leaseService(leaseDeps, shared);
+  });
   leases.reconcile(clock.now());
   keyRing.onChange(() => leases.reconcile(clock.now()));
   const startedAt = clock.now();

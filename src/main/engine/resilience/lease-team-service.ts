@@ -19,7 +19,7 @@ import { clampTtl, hashOwner } from './leases';
 type TeamLeases = Pick<StateBackend, 'claimLease' | 'fenceLease'>;
 
 /** The lease service for the state backend: the team's with Redis, else the local one. */
-export function leaseService(deps: LeaseServiceDeps, shared: StateBackend): LeaseService {
+export function leaseService(shared: StateBackend, deps: LeaseServiceDeps): LeaseService {
   return shared.kind === 'local' ? new LeaseService(deps) : new TeamLeaseService(deps, shared);
 }
 

@@ -58,6 +58,26 @@ export interface LeaseFence {
 /** `stale`: a newer generation of the owner is stored; `taken`: another owner holds it. */
 export type FenceAnswer = { kind: 'ok' } | { kind: 'stale'; current: number } | { kind: 'taken' };
 
+/** A counter shared by the team (a gateway key's use in one budget window). */
+export interface SharedCounter {
+  id: string;
+  /** Refused at or over this (null: no limit). */
+  max: number | null;
+  ttlMs: number;
+}
+
+export interface CounterAdd {
+  id: string;
+  by: number;
+  ttlMs: number;
+}
+
+/** Whether the request was counted (no counter at its max), and the counters before it. */
+export interface CountersAnswer {
+  admitted: boolean;
+  used: number[];
+}
+
 export interface StateBackend {
   readonly kind: 'local' | 'redis';
   view(): TeamView;
@@ -90,6 +110,13 @@ export interface StateBackend {
   claimLease(c: LeaseClaim): Promise<ClaimAnswer | null>;
   /** The generation fence of a renew or release across instances; null as for `claimLease`. */
   fenceLease(f: LeaseFence): Promise<FenceAnswer | null>;
+  /**
+   * Checks shared counters and counts one in the first if none is at its max, in one atomic
+   * step; null when there is nothing to ask or Redis cannot answer (fail-open).
+   */
+  admitCounters(counters: readonly SharedCounter[]): Promise<CountersAnswer | null>;
+  /** Adds to shared counters; never waits, and what Redis cannot take is dropped. */
+  addCounters(adds: readonly CounterAdd[]): void;
   close(): Promise<void>;
 }
 
@@ -111,5 +138,7 @@ export const LOCAL_STATE: StateBackend = Object.freeze({
   limiterStore: () => null,
   claimLease: () => Promise.resolve(null),
   fenceLease: () => Promise.resolve(null),
+  admitCounters: () => Promise.resolve(null),
+  addCounters() {},
   close: () => Promise.resolve(),
 });

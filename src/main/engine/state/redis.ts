@@ -10,15 +10,19 @@ import type { TeamView } from '../../../shared/contract';
 import type { Logger } from '../logger';
 import {
   type ClaimAnswer,
+  type CounterAdd,
+  type CountersAnswer,
   type FenceAnswer,
   type LeaseClaim,
   type LeaseFence,
   type LimiterStore,
   NO_SHARED_PERMIT,
   type SharedChange,
+  type SharedCounter,
   type SharedPermit,
   type StateBackend,
 } from './backend';
+import { RedisCounters } from './redis-counters';
 import { RedisLeases } from './redis-leases';
 import { ACQUIRE, LENGTHEN, PUT, RELEASE, RELEASE_PROBE } from './scripts';
 
@@ -79,6 +83,7 @@ export class RedisState implements StateBackend {
   private readonly waiters = new Map<string, Set<() => void>>();
   private limiters: LimiterStore | null = null;
   private readonly leases: RedisLeases;
+  private readonly counters: RedisCounters;
   private seq = 0;
   private closed = false;
 
@@ -92,12 +97,10 @@ export class RedisState implements StateBackend {
     this.client.defineCommand('bwAcquire', { numberOfKeys: 1, lua: ACQUIRE });
     this.client.defineCommand('bwRelease', { numberOfKeys: 1, lua: RELEASE });
     this.scripts = this.client as unknown as ScriptClient;
-    this.leases = new RedisLeases(
-      this.client,
-      opts.keyPrefix,
-      () => this.status === 'connected',
-      (err) => this.failed(err),
-    );
+    const connected = () => this.status === 'connected';
+    const failed = (err: unknown) => this.failed(err);
+    this.leases = new RedisLeases(this.client, opts.keyPrefix, connected, failed);
+    this.counters = new RedisCounters(this.client, opts.keyPrefix, connected, failed);
     this.client.on('ready', () => {
       this.clientReady = true;
       this.maybeUp();
@@ -375,6 +378,14 @@ export class RedisState implements StateBackend {
 
   fenceLease(f: LeaseFence): Promise<FenceAnswer | null> {
     return this.leases.fence(f);
+  }
+
+  admitCounters(counters: readonly SharedCounter[]): Promise<CountersAnswer | null> {
+    return this.counters.admit(counters);
+  }
+
+  addCounters(adds: readonly CounterAdd[]): void {
+    this.counters.add(adds);
   }
 
   // ---------------------------------------------------------------- request queues

@@ -92,3 +92,22 @@ redis.call('PEXPIRE', KEYS[1], ARGV[3])
 if g > stored then redis.call('HSET', KEYS[2], 'g', g) end
 redis.call('PEXPIRE', KEYS[2], ARGV[4])
 return {1, g}`;
+
+/**
+ * Admits a request against shared counters: when none is at its max (-1: no max), the first
+ * (requests this minute) is counted, with its expiry at the window's end. Returns the flag and
+ * every counter as read before, as strings (a Lua number would lose its decimals).
+ * KEYS: counters; ARGV: their maxes, then the first one's ttl.
+ */
+export const ADMIT_COUNTERS = `
+local used, ok = {}, 1
+for i = 1, #KEYS do
+  used[i] = redis.call('GET', KEYS[i]) or '0'
+  local max = tonumber(ARGV[i])
+  if max >= 0 and tonumber(used[i]) >= max then ok = 0 end
+end
+if ok == 1 then
+  redis.call('INCR', KEYS[1])
+  redis.call('PEXPIRE', KEYS[1], ARGV[#KEYS + 1])
+end
+return {ok, used}`;

@@ -8,6 +8,7 @@ import type {
   UsageQuery,
   UsageReport,
 } from '../../../shared/contract';
+import type { StateBackend } from '../state/backend';
 import type { UsageRollupRepo } from '../store';
 import { billedTokens, type UsageSample } from './accounting';
 import type { BudgetDecision, Threshold } from './budget';
@@ -15,6 +16,7 @@ import { BudgetBook } from './budgets';
 import type { KeyRing } from './key-ring';
 import { type ObservedRequest, RequestMetrics } from './metrics';
 import { UsageRollup } from './rollup';
+import { admitShared, chargeShared } from './team-budget';
 
 export interface UsageServiceDeps {
   repo: UsageRollupRepo;
@@ -24,6 +26,8 @@ export interface UsageServiceDeps {
   retentionDays?: () => number;
   onError?: (err: unknown) => void;
   flushIntervalMs?: number;
+  /** Team mode: the key budgets are also counted on the team's Redis (see team-budget.ts). */
+  shared?: StateBackend;
 }
 
 export const GROUPINGS: readonly UsageGroupBy[] = [
@@ -60,6 +64,17 @@ export class UsageService {
   private readonly rollup: UsageRollup;
   /** `key\0limit\0window end` of the warnings given, so each is given once per window. */
   private readonly warned = new Set<string>();
+  /** Team mode: where the key budgets are also counted (null: this instance alone). */
+  private readonly team: StateBackend | null;
+  /**
+   * Team mode only (undefined otherwise, so the local path stays synchronous): the team's check,
+   * which counts the request on Redis; null when Redis cannot answer.
+   */
+  readonly admitTeam?: (
+    key: string,
+    limits: KeyLimits,
+    now: number,
+  ) => Promise<BudgetDecision | null>;
 
   constructor(private readonly deps: UsageServiceDeps) {
     this.rollup = new UsageRollup({
@@ -70,6 +85,9 @@ export class UsageService {
       ...(deps.flushIntervalMs ? { flushIntervalMs: deps.flushIntervalMs } : {}),
     });
     this.budgets.seed(deps.repo, deps.now());
+    const team = deps.shared?.kind === 'redis' ? deps.shared : null;
+    this.team = team;
+    if (team) this.admitTeam = (key, limits, now) => admitShared(team, key, limits, now);
   }
 
   /** The budget check of the request path; an allowed request counts towards its minute. */
@@ -89,13 +107,9 @@ export class UsageService {
     if (!sample.keyName) return;
     const limits = this.deps.keys.liveByName(sample.keyName)?.limits ?? {};
     const now = this.deps.now();
-    const crossed = this.budgets.charge(
-      sample.keyName,
-      limits,
-      billedTokens(sample),
-      sample.costUsd ?? 0,
-      now,
-    );
+    const tokens = billedTokens(sample);
+    const crossed = this.budgets.charge(sample.keyName, limits, tokens, sample.costUsd ?? 0, now);
+    if (this.team) chargeShared(this.team, sample.keyName, tokens, sample.costUsd ?? 0, now);
     this.announce(sample.keyName, crossed, now);
   }
 

@@ -33,14 +33,25 @@ export function budgetReply(keyName: string, d: BudgetDecision & { kind: 'over' 
 /**
  * Request stage: the presenting key's budgets (requests per minute, tokens and USD per day, USD
  * per month). A key at a limit is answered 429 `budget_exceeded` before anything is routed or
- * sent upstream, with `Retry-After` until that limit's window resets.
+ * sent upstream, with `Retry-After` until that limit's window resets. In team mode the limits
+ * hold across instances (usage/team-budget.ts).
  */
 export const budget: RequestStage = {
   name: 'budget',
-  run(ctx: RequestContext, deps: PipelineDeps): Decision {
+  run(ctx: RequestContext, deps: PipelineDeps): Decision | Promise<Decision> {
     const limits = ctx.key?.limits;
-    if (!ctx.key || !limits || !deps.budgets) return CONTINUE;
-    const d = deps.budgets.admit(ctx.key.name, limits, ctx.now());
-    return d.kind === 'allow' ? CONTINUE : budgetReply(ctx.key.name, d);
+    const budgets = deps.budgets;
+    const key = ctx.key;
+    if (!key || !limits || !budgets) return CONTINUE;
+    const local = (): Decision => {
+      const d = budgets.admit(key.name, limits, ctx.now());
+      return d.kind === 'allow' ? CONTINUE : budgetReply(key.name, d);
+    };
+    if (!budgets.admitTeam) return local();
+    // Team mode: the team's counters decide first (one Redis round trip), then this instance's
+    // own book counts the request too, and answers alone when Redis cannot.
+    return budgets
+      .admitTeam(key.name, limits, ctx.now())
+      .then((d) => (d?.kind === 'over' ? budgetReply(key.name, d) : local()));
   },
 };

@@ -61,6 +61,8 @@ export interface PipelineDeps extends FrontDoorDeps {
   /** Gateway key budgets: whether a request may go (an allowed one counts towards its minute). */
   budgets?: {
     admit(key: string, limits: KeyLimits, now: number): BudgetDecision;
+    /** Team mode: the team's check, counting the request on Redis (null: Redis cannot answer). */
+    admitTeam?(key: string, limits: KeyLimits, now: number): Promise<BudgetDecision | null>;
     /** Holds the request's estimate against the key's token and USD limits until it ends. */
     reserve?(
       key: string,
