@@ -14,7 +14,7 @@ import { chat, startInstance, type TeamInstance, until } from '../support/team';
 
 const missing = redisMissing();
 const KEY = 'sk-test-team-0123456789abcdef';
-const NAMES = ['rl', 'bk', 'br', 'mc', 'bn', 'ld', 'rs', 'ls', 'lk', 'lr'] as const;
+const NAMES = ['rl', 'bk', 'br', 'mc', 'bn', 'ld', 'rs', 'ls', 'lk', 'lr', 'qt'] as const;
 /** Gateway keys: a plain one for most requests, and two lease holders for `ls-1`. */
 const TEAM = 'bw-team-plain-key-0123456789';
 const ALICE = 'bw-team-alice-key-0123456789';
@@ -63,6 +63,7 @@ function teamConfig(f: Record<Name, FakeUpstream>): BreakwaterConfig {
       provider('ls', f.ls),
       provider('lk', f.lk),
       provider('lr', f.lr),
+      provider('qt', f.qt),
     ],
     combos: [
       { name: 'cool', strategy: 'priority', targets: ['rl/m', 'bk/m'] },
@@ -378,6 +379,32 @@ describe.skipIf(missing !== null)(
         return c?.status === 'unavailable';
       });
     }
+
+    it("a connection's quota learnt on A shows on B, and a newer one learnt on B reaches A", async () => {
+      const limits = (remaining: string) => ({
+        'x-ratelimit-limit-requests': '100',
+        'x-ratelimit-remaining-requests': remaining,
+      });
+      const quotaOn = async (i: TeamInstance) =>
+        (await i.state()).quotas?.find((q) => q.connection === 'qt-1');
+      fakes.qt.script({ headers: limits('42') });
+      expect((await chat(a.url, 'qt/m', AS(TEAM))).status).toBe(200);
+      const took = await until('B has qt-1 quota', async () => (await quotaOn(b)) !== undefined);
+      expect(took).toBeLessThan(1_000);
+      const learnt = await quotaOn(a);
+      expect(learnt?.requests).toMatchObject({ remaining: 42, limit: 100 });
+      expect(await quotaOn(b)).toEqual(learnt);
+      // B learns a newer one itself; A adopts it, and nothing older comes back to B (no echo).
+      fakes.qt.script({ headers: limits('41') });
+      expect((await chat(b.url, 'qt/m', AS(TEAM))).status).toBe(200);
+      await until(
+        'A has the newer quota',
+        async () => (await quotaOn(a))?.requests?.remaining === 41,
+      );
+      await new Promise((r) => setTimeout(r, 200));
+      expect((await quotaOn(b))?.requests?.remaining).toBe(41);
+      expect(await quotaOn(a)).toEqual(await quotaOn(b));
+    });
 
     it('Redis stopped mid-load: no request fails, both degrade, recover and resynchronise', async () => {
       let running = true;

@@ -179,7 +179,7 @@ export function createEngine(opts: EngineOptions): Engine {
     shared,
   });
   const accounts: KeyOperations = { keys: keyRing, usage, now: () => clock.now() };
-  const quotas = new QuotaBook(store.quotas, (err) => log.error(`quotas: ${String(err)}`));
+  const quotas = new QuotaBook(store.quotas, (err) => log.error(`quotas: ${String(err)}`), shared);
 
   const pools = new UpstreamPools();
   const modelDefaults = loadModelDefaults();

@@ -1,13 +1,17 @@
 // The last quota each connection's upstream announced (rate-limit headers), for strategies to
 // route by and the dashboard to show. The request path only sets a map entry; what changed
-// reaches SQLite in a batch a little later, and is loaded again at start.
+// reaches SQLite in a batch a little later, and is loaded again at start. In team mode each
+// learnt quota is also sent to the other instances, which keep it only if it is newer.
 
 import type { ConnectionQuotaView } from '../../../shared/contract';
 import type { CatalogConnection } from '../config/catalog';
+import { LOCAL_STATE, type StateBackend } from '../state/backend';
 import type { QuotaRepo } from '../store';
 import { emptyQuota, QUOTA_WINDOWS, type Quota, type QuotaWindow } from './rate-limit-headers';
 
 const FLUSH_MS = 2000;
+/** A quota record in Redis outlives any reset window it describes, then lapses. */
+const SHARED_TTL_MS = 24 * 3_600_000;
 
 function isNumberOrNull(v: unknown): v is number | null {
   return v === null || (typeof v === 'number' && Number.isFinite(v));
@@ -37,11 +41,19 @@ export class QuotaBook {
   constructor(
     private readonly repo: QuotaRepo | null = null,
     private readonly onError: (err: unknown) => void = () => {},
+    private readonly shared: StateBackend = LOCAL_STATE,
   ) {
     for (const row of repo?.load() ?? []) {
       const q = restoreQuota(row.quota, row.learnedAt);
       if (q) this.quotas.set(row.connection, q);
     }
+    shared.onChange((c) => {
+      if (c.kind !== 'quota' || c.value === null || typeof c.value !== 'object') return;
+      const learnedAt = (c.value as { learnedAt?: unknown }).learnedAt;
+      if (typeof learnedAt !== 'number' || !Number.isFinite(learnedAt)) return;
+      const q = restoreQuota(c.value, learnedAt);
+      if (q) this.adopt(c.id, q);
+    });
   }
 
   get(connection: string): Quota | undefined {
@@ -50,6 +62,21 @@ export class QuotaBook {
 
   /** A response announced `quota` for `connection`: kept now, written to the store soon. */
   learn(connection: string, quota: Quota): void {
+    this.keep(connection, quota);
+    this.shared.put({ kind: 'quota', id: connection, value: quota }, SHARED_TTL_MS);
+  }
+
+  /**
+   * Another instance learnt `quota`: kept only if newer than the one held (messages can cross),
+   * and not sent on, so it does not echo around the team.
+   */
+  private adopt(connection: string, quota: Quota): void {
+    const held = this.quotas.get(connection);
+    if (held && held.learnedAt >= quota.learnedAt) return;
+    this.keep(connection, quota);
+  }
+
+  private keep(connection: string, quota: Quota): void {
     this.quotas.set(connection, quota);
     if (!this.repo) return;
     this.dirty.add(connection);

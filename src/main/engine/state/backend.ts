@@ -7,7 +7,7 @@ import type Bottleneck from 'bottleneck';
 import type { TeamView } from '../../../shared/contract';
 
 /** The kinds of state instances share (each has its own key space and mirror). */
-export type SharedKind = 'breaker' | 'health' | 'lockout' | 'pin' | 'lease';
+export type SharedKind = 'breaker' | 'health' | 'lockout' | 'pin' | 'lease' | 'quota';
 
 /** One record changed: its new value, or null when it was removed. */
 export interface SharedChange {
