@@ -5,15 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { adoptLease, teamLeaseRepo } from '../../src/main/engine/resilience/lease-team';
-import {
-  LOCAL_STATE,
-  type SharedChange,
-  type StateBackend,
-} from '../../src/main/engine/state/backend';
 import { openStore, type Store } from '../../src/main/engine/store';
 import type { Lease } from '../../src/main/engine/store/state-records';
 import type { EngineEvent } from '../../src/shared/contract';
 import { captureLogger } from '../support/gateway';
+import { recorder } from '../support/state-recorder';
 
 function lease(owner: string, acquiredAt: number): Lease {
   return {
@@ -25,22 +21,6 @@ function lease(owner: string, acquiredAt: number): Lease {
     acquiredAt,
     expiresAt: acquiredAt + 60_000,
     status: { name: 'ACTIVE' },
-  };
-}
-
-/** A backend that records what is sent and lets the test deliver a peer's change. */
-function recorder(): StateBackend & { sent: SharedChange[]; deliver(c: SharedChange): void } {
-  const listeners: Array<(c: SharedChange) => void> = [];
-  const sent: SharedChange[] = [];
-  return {
-    ...LOCAL_STATE,
-    kind: 'redis',
-    sent,
-    onChange: (l) => listeners.push(l),
-    put: (c) => sent.push(c),
-    deliver: (c) => {
-      for (const l of listeners) l(c);
-    },
   };
 }
 
