@@ -54,7 +54,7 @@ export interface GatewayConfig {
   timeouts?: Partial<UpstreamTimeouts>;
 }
 
-export interface ConnectionConfig {
+export interface ConnectionConfig extends ConnectionOptions {
   id: string;
   /** A literal secret. Stored, never logged, never returned by the API. */
   apiKey?: string;
@@ -62,6 +62,10 @@ export interface ConnectionConfig {
   apiKeyEnv?: string;
   maxConcurrent?: number;
   enabled?: boolean;
+}
+
+/** Per-connection options stored with the connection (extend here, one JSON column). */
+export interface ConnectionOptions {
   /** Never cool this connection (errors still show; model lockout is used instead). */
   disableCooling?: boolean;
   rateLimit?: ConnectionRateLimit;
@@ -74,16 +78,6 @@ export interface ConnectionConfig {
   /** On the 5-hour usage limit, use the weekly limit reset first when it is available. */
   autoLimitReset?: boolean;
   /** The account's organization UUID, needed by `autoLimitReset`. Not a secret. */
-  organizationUUID?: string;
-}
-
-/** Per-connection options stored with the connection (extend here, one JSON column). */
-export interface ConnectionOptions {
-  disableCooling?: boolean;
-  rateLimit?: ConnectionRateLimit;
-  rateLimitOverrides?: RateLimitOverrides;
-  lowPriorityMode?: boolean;
-  autoLimitReset?: boolean;
   organizationUUID?: string;
 }
 
