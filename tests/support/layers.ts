@@ -72,3 +72,26 @@ function cycles(graph: Graph, inScope: (f: string) => boolean): string[] {
   for (const file of [...graph.keys()].sort()) if (inScope(file) && !state.has(file)) visit(file);
   return [...found];
 }
+
+/**
+ * Imports that reach into a folder's private files: each folder of `folders` is used from outside
+ * only through its `index.ts`, so what a mechanism exports is the one list there.
+ */
+export function privateImports(graph: Graph, folders: readonly string[]): string[] {
+  const problems: string[] = [];
+  for (const [file, edges] of graph) {
+    for (const { target, line } of edges) {
+      const folder = folders.find((f) => target.startsWith(`${f}/`));
+      if (
+        !folder ||
+        file.startsWith(`${folder}/`) ||
+        /^index\.tsx?$/.test(target.slice(folder.length + 1))
+      )
+        continue;
+      problems.push(
+        `${file}:${line} imports ${target}, a private file of ${folder} (use its index.ts)`,
+      );
+    }
+  }
+  return problems;
+}

@@ -5,7 +5,7 @@ import {
   HOST_NETWORK_UP,
   type HostNetworkEvent,
   nextHostNetwork,
-} from '../../src/main/engine/resilience/host-network';
+} from '../../src/main/engine/resilience/health/host-network';
 
 const run = (events: [HostNetworkEvent, number][]) =>
   events.reduce((s, [e, at]) => nextHostNetwork(s, e, at), HOST_NETWORK_UP);

@@ -6,7 +6,7 @@ import {
   effectiveExpiration,
   type QueueLimits,
   resolveLimits,
-} from '../../src/main/engine/resilience/admission';
+} from '../../src/main/engine/resilience/flow/admission';
 import { findSetting } from '../../src/main/engine/settings/registry';
 
 const DAY = 86_400_000;

@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { QueueLimits } from '../../src/main/engine/resilience/admission';
+import type { QueueLimits } from '../../src/main/engine/resilience/flow/admission';
 import {
   QueueRejection,
   type QueueSlot,
   type RateLimit,
   RequestQueues,
-} from '../../src/main/engine/resilience/request-queue';
+} from '../../src/main/engine/resilience/flow/request-queue';
 
 // Real Bottleneck, real (small) times: every wait below is tens of milliseconds.
 

@@ -4,7 +4,7 @@ import {
   DEFAULT_SEMAPHORE_OPTIONS,
   type Permit,
   Semaphore,
-} from '../../src/main/engine/resilience/semaphore';
+} from '../../src/main/engine/resilience/flow/semaphore';
 import { findSetting } from '../../src/main/engine/settings/registry';
 
 /** Lets settled promises run their reactions (grants resolve on the microtask queue). */

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { importProblems, type LayerRules } from '../support/layers';
+import { importProblems, type LayerRules, privateImports } from '../support/layers';
 
 const ROOT = resolve(__dirname, '../..');
 
@@ -40,6 +40,15 @@ const MAIN_LAYERS: LayerRules = [
   ],
   ['src/shared', 'package.json'],
 ];
+
+/**
+ * The mechanism folders of the resilience layer (docs/architecture.md). Each is used from outside
+ * its folder only through its `index.ts`; the top of `resilience/` keeps at most eight files.
+ */
+const RESILIENCE = 'src/main/engine/resilience';
+const MECHANISMS = ['flow', 'health', 'leases', 'shape', 'stream', 'subscription'].map(
+  (name) => `${RESILIENCE}/${name}`,
+);
 
 /** The renderer's own layers: it knows only itself and `src/shared` (through BridgeApi). */
 const RENDERER_LAYERS: LayerRules = [
@@ -103,6 +112,32 @@ describe('layers', () => {
 
   it('renderer: every import points down or stays in its unit, and no cycle', () => {
     expect(importProblems(graph, RENDERER_LAYERS, ['src/renderer'])).toEqual([]);
+  });
+
+  it('resilience: a folder per mechanism, each imported from outside through its index', () => {
+    const top = readdirSync(join(ROOT, RESILIENCE), { withFileTypes: true });
+    expect(top.filter((e) => e.isDirectory()).map((e) => `${RESILIENCE}/${e.name}`)).toEqual(
+      MECHANISMS,
+    );
+    expect(top.filter((e) => e.isFile()).length).toBeLessThanOrEqual(8);
+    for (const folder of MECHANISMS) expect(isFile(join(ROOT, folder, 'index.ts'))).toBe(true);
+    expect(privateImports(graph, MECHANISMS)).toEqual([]);
+  });
+
+  it('the mechanism check fails on an import that reaches into a private file', () => {
+    const wrong = new Map(graph);
+    wrong.set('src/main/engine/proxy/pipeline/admit.ts', [
+      { target: `${RESILIENCE}/health/breaker.ts`, line: 7 },
+      { target: `${RESILIENCE}/health/index.ts`, line: 8 },
+    ]);
+    wrong.set(`${RESILIENCE}/leases/planning.ts`, [
+      { target: `${RESILIENCE}/leases/lease.ts`, line: 2 },
+      { target: `${RESILIENCE}/health/exclusion.ts`, line: 3 },
+    ]);
+    expect(privateImports(wrong, MECHANISMS)).toEqual([
+      `src/main/engine/proxy/pipeline/admit.ts:7 imports ${RESILIENCE}/health/breaker.ts, a private file of ${RESILIENCE}/health (use its index.ts)`,
+      `${RESILIENCE}/leases/planning.ts:3 imports ${RESILIENCE}/health/exclusion.ts, a private file of ${RESILIENCE}/health (use its index.ts)`,
+    ]);
   });
 
   it('no page imports another page', () => {

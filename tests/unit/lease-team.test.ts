@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { adoptLease, teamLeaseRepo } from '../../src/main/engine/resilience/lease-team';
+import { adoptLease, teamLeaseRepo } from '../../src/main/engine/resilience/leases/team';
 import { openStore, type Store } from '../../src/main/engine/store';
 import type { Lease } from '../../src/main/engine/store/state-records';
 import type { EngineEvent } from '../../src/shared/contract';

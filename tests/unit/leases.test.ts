@@ -7,11 +7,6 @@ import { Catalog } from '../../src/main/engine/config/catalog';
 import type { Logger } from '../../src/main/engine/logger';
 import { answerLeaseRequest } from '../../src/main/engine/proxy/session-leases';
 import {
-  type LeaseReply,
-  LeaseService,
-  type LeaseSkip,
-} from '../../src/main/engine/resilience/lease-service';
-import {
   apply,
   chooseConnection,
   clampTtl,
@@ -28,7 +23,12 @@ import {
   planManaged,
   retryAfterSeconds,
   type Slot,
-} from '../../src/main/engine/resilience/leases';
+} from '../../src/main/engine/resilience/leases/lease';
+import {
+  type LeaseReply,
+  LeaseService,
+  type LeaseSkip,
+} from '../../src/main/engine/resilience/leases/service';
 import { noTargetAnswer } from '../../src/main/engine/routing/no-target';
 import type { Candidate } from '../../src/main/engine/routing/resolve';
 import { openStore, type Store } from '../../src/main/engine/store';

@@ -5,7 +5,7 @@ import {
   degradationThreshold,
   HISTORY_LIMIT,
   MAX_RESET_MULTIPLIER,
-} from '../../src/main/engine/resilience/breaker';
+} from '../../src/main/engine/resilience/health/breaker';
 import {
   type BreakerProfile,
   DEFAULT_BREAKER_PROFILES,

@@ -14,7 +14,7 @@ import {
   isHealthy,
   isTerminal,
   REFUSALS_TO_BAN,
-} from '../../src/main/engine/resilience/connection-cooldown';
+} from '../../src/main/engine/resilience/health/connection-cooldown';
 import type { ConnectionHealth, TerminalStatus } from '../../src/main/engine/store/state-records';
 
 const T0 = 1_700_000_000_000;

@@ -8,8 +8,8 @@ import {
   type OperatorRule,
   restate,
   type UpstreamError,
-} from '../../src/main/engine/resilience/error-rules';
-import type { Headers } from '../../src/main/engine/resilience/retry-after';
+} from '../../src/main/engine/resilience/health/error-rules';
+import type { Headers } from '../../src/main/engine/resilience/health/retry-after';
 
 const NOW = Date.parse('2026-03-01T12:00:00Z');
 const QUOTA = '{"error":{"message":"用户额度不足, 剩余额度: $0.00"}}';

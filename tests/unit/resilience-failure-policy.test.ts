@@ -1,23 +1,23 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { CatalogConnection, CatalogProvider } from '../../src/main/engine/config/catalog';
-import { HEALTHY } from '../../src/main/engine/resilience/connection-cooldown';
 import type { FailureSettings } from '../../src/main/engine/resilience/derived-settings';
-import { classify } from '../../src/main/engine/resilience/error-rules';
+import { HEALTHY } from '../../src/main/engine/resilience/health/connection-cooldown';
+import { classify } from '../../src/main/engine/resilience/health/error-rules';
 import {
   coolsEgressSiblings,
   decideFailure,
   type FailureOutcome,
   type FailureState,
-} from '../../src/main/engine/resilience/failure-policy';
-import { ModelLockouts } from '../../src/main/engine/resilience/model-lockout';
+} from '../../src/main/engine/resilience/health/failure-policy';
+import { ModelLockouts } from '../../src/main/engine/resilience/health/model-lockout';
 import {
   afterProviderFailure,
   afterProviderSuccess,
   currentCooldown,
   NOT_COOLING,
   ProviderCooldown,
-} from '../../src/main/engine/resilience/provider-cooldown';
+} from '../../src/main/engine/resilience/health/provider-cooldown';
 import { DEFAULT_LOCKOUT_SETTINGS } from '../../src/main/engine/settings/resilience-defaults';
 import type { LockoutEntry } from '../../src/main/engine/store/state-records';
 

@@ -8,7 +8,7 @@ import {
   lockoutView,
   ModelLockouts,
   scopeForStatus,
-} from '../../src/main/engine/resilience/model-lockout';
+} from '../../src/main/engine/resilience/health/model-lockout';
 import {
   DEFAULT_LOCKOUT_SETTINGS,
   type LockoutSettings,

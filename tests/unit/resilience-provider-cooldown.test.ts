@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ProviderCooldown } from '../../src/main/engine/resilience/provider-cooldown';
+import { ProviderCooldown } from '../../src/main/engine/resilience/health/provider-cooldown';
 import {
   DEFAULT_PROVIDER_COOLDOWN,
   type ProviderCooldownProfile,

@@ -7,7 +7,7 @@ import {
   parseResetText,
   parseRetryAfter,
   parseTimestamp,
-} from '../../src/main/engine/resilience/retry-after';
+} from '../../src/main/engine/resilience/health/retry-after';
 
 const NOW = Date.parse('2026-03-01T12:00:00Z');
 

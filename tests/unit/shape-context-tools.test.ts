@@ -3,8 +3,8 @@ import {
   fitRatio,
   isPromptTooLong,
   trimConversation,
-} from '../../src/main/engine/resilience/context-trim';
-import { readToolLimit, toolCount } from '../../src/main/engine/resilience/tool-limit';
+} from '../../src/main/engine/resilience/shape/context-trim';
+import { readToolLimit, toolCount } from '../../src/main/engine/resilience/shape/tool-limit';
 
 const err = (message: string, code: string | null = null) => ({ message, param: null, code });
 

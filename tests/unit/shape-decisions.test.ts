@@ -1,18 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import {
-  ContentIdleFeed,
-  carriesContent,
-  idleVerdict,
-} from '../../src/main/engine/resilience/content-idle';
-import { decideEffortFix } from '../../src/main/engine/resilience/effort-clamp';
-import { decideParameterFix } from '../../src/main/engine/resilience/param-learning';
-import { applyFix, nearestLevel } from '../../src/main/engine/resilience/request-surgery';
+import { decideEffortFix } from '../../src/main/engine/resilience/shape/effort-clamp';
 import {
   readErrorText,
   restoreFix,
   type ShapeFix,
-} from '../../src/main/engine/resilience/shape-fix';
-import { decideShapeRepair, MAX_REPAIRS } from '../../src/main/engine/resilience/shape-repair';
+} from '../../src/main/engine/resilience/shape/fix';
+import { decideParameterFix } from '../../src/main/engine/resilience/shape/param-learning';
+import { decideShapeRepair, MAX_REPAIRS } from '../../src/main/engine/resilience/shape/repair';
+import { applyFix, nearestLevel } from '../../src/main/engine/resilience/shape/surgery';
+import {
+  ContentIdleFeed,
+  carriesContent,
+  idleVerdict,
+} from '../../src/main/engine/resilience/stream/content-idle';
 
 const ON = { parameterLearning: true, effortClamp: true, toolLimit: true, contextEditing: false };
 const err = (message: string, param: string | null = null) => ({ message, param, code: null });

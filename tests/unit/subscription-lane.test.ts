@@ -1,15 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  canTryLimitReset,
-  currentLimitReset,
-  failedLimitReset,
-  READY,
-  readResetResult,
-  readUsage,
-  restoreLimitReset,
-} from '../../src/main/engine/resilience/limit-reset';
-import {
   currentLane,
   decideLane,
   IDLE,
@@ -20,7 +11,16 @@ import {
   restoreLane,
   slowMaxWaitMs,
   slowRetryDelayMs,
-} from '../../src/main/engine/resilience/subscription-lane';
+} from '../../src/main/engine/resilience/subscription/lane';
+import {
+  canTryLimitReset,
+  currentLimitReset,
+  failedLimitReset,
+  READY,
+  readResetResult,
+  readUsage,
+  restoreLimitReset,
+} from '../../src/main/engine/resilience/subscription/limit-reset';
 
 const T0 = Date.UTC(2025, 5, 1, 12, 0, 0);
 const S = 1_000;

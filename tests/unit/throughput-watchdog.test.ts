@@ -5,7 +5,7 @@ import {
   ThroughputWatchdog,
   WatchdogFeed,
   watchdogOptions,
-} from '../../src/main/engine/resilience/throughput-watchdog';
+} from '../../src/main/engine/resilience/stream/throughput-watchdog';
 import type { ThroughputWatchdogOptions } from '../../src/main/engine/settings/resilience-defaults';
 import type { ClientFormat } from '../../src/shared/contract';
 

@@ -26,7 +26,7 @@ export {
 } from './engine';
 export { draftReport, IMPORTERS, ImportError, isImportTool } from './import';
 export { createStderrLogger, type Logger, type LogLevel, redactSecrets } from './logger';
-export type { HostNetworkEvent } from './resilience/host-network';
+export type { HostNetworkEvent } from './resilience/health';
 export { detectProviders } from './setup/detect';
 export { configFromDetected } from './setup/first-config';
 export type { SecretCodec } from './store';

@@ -1,6 +1,6 @@
 import type { ConnectionStateView } from '../../../shared/contract';
 import type { CatalogConnection } from '../config/catalog';
-import type { LaneState } from '../resilience/subscription-lane';
+import type { LaneState } from '../resilience/subscription';
 import type { ConnectionHealth } from '../store/state-records';
 
 /** A connection as the snapshot shows it: its health, its subscription lane, its load. */

@@ -3,7 +3,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { LearnedFixView } from '../../../shared/contract';
-import type { ShapeRepairs } from '../resilience/shape-repair';
+import type { ShapeRepairs } from '../resilience/shape';
 import { sendJson } from '../wire/json-answer';
 import { AdminError } from './operations';
 

@@ -11,7 +11,7 @@ import type {
 } from '../../../shared/contract';
 import { ValidationError } from '../config/validate';
 import type { Logger } from '../logger';
-import type { ShapeRepairs } from '../resilience/shape-repair';
+import type { ShapeRepairs } from '../resilience/shape';
 import { VERSION } from '../version';
 import { AddressError } from '../wire/address-error';
 import { BodyTooLargeError } from '../wire/body';

@@ -11,9 +11,9 @@ import {
   type LeaseReply,
   type LeaseRequest,
   type LeaseService,
+  OWNER_TOKEN_PATTERN,
   scopeRefusal,
-} from '../resilience/lease-service';
-import { OWNER_TOKEN_PATTERN } from '../resilience/leases';
+} from '../resilience/leases';
 import { BodyAbortedError, BodyTooLargeError, readBody } from '../wire/body';
 import { isJsonContentType } from '../wire/guard';
 import { sendAdminError, sendJson } from '../wire/json-answer';

@@ -1,6 +1,10 @@
 import type { ClientFormat } from '../../../shared/contract';
-import { ContentIdleFeed, idleVerdict } from '../resilience/content-idle';
-import { ThroughputWatchdog, WatchdogFeed } from '../resilience/throughput-watchdog';
+import {
+  ContentIdleFeed,
+  idleVerdict,
+  ThroughputWatchdog,
+  WatchdogFeed,
+} from '../resilience/stream';
 import type { ThroughputWatchdogOptions } from '../settings/resilience-defaults';
 import { ContentIdleError } from '../upstream/attempt';
 import type { BodyTap, UpstreamBody } from '../upstream/upstream-body';

@@ -6,30 +6,31 @@ import type { Settings } from '../settings/settings';
 import { LOCAL_STATE, type StateBackend } from '../state/backend';
 import type { ResilienceRepo } from '../store';
 import type { ConnectionHealth } from '../store/state-records';
-import { applySuccess, cleared, isHealthy } from './connection-cooldown';
 import { type DerivedSettings, deriveSettings } from './derived-settings';
-import { EgressMap } from './egress';
-import type { Classification } from './error-rules';
-import { type Exclusion, exclusionOf } from './exclusion';
+import type { Classification } from './health';
 import {
+  adoptChange,
+  applySuccess,
+  cleared,
   coolsEgressSiblings,
+  countsNetworkFailures,
   decideFailure,
+  EgressMap,
+  type Exclusion,
+  exclusionOf,
   type FailureOutcome,
   type FailureState,
-} from './failure-policy';
-import {
-  countsNetworkFailures,
   HOST_NETWORK_UP,
   type HostNetwork,
   type HostNetworkEvent,
+  isHealthy,
+  lockoutView,
+  NOT_COOLING,
   nextHostNetwork,
-} from './host-network';
-import { lockoutView } from './model-lockout';
-import { NOT_COOLING } from './provider-cooldown';
-import { ResilienceState } from './resilience-state';
-import { adoptChange } from './team-mirror';
+  ResilienceState,
+} from './health';
 
-export type { Exclusion } from './exclusion';
+export type { Exclusion } from './health';
 
 export interface ResilienceDeps {
   settings: Settings;

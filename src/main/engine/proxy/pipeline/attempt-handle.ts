@@ -1,4 +1,4 @@
-import type { FlowHold } from '../../resilience/flow-control';
+import type { FlowHold } from '../../resilience/flow';
 import type { ProbeTicket, ResilienceManager } from '../../resilience/manager';
 import type { Candidate } from '../../routing/resolve';
 

@@ -1,6 +1,6 @@
 import type { UpstreamTimeouts } from '../../../../shared/contract';
-import type { Classification } from '../../resilience/error-rules';
-import type { QueueRejection } from '../../resilience/request-queue';
+import type { QueueRejection } from '../../resilience/flow';
+import type { Classification } from '../../resilience/health';
 import type { Candidate } from '../../routing/resolve';
 import { AttemptCancel, type AttemptFailure, ClientAbortError } from '../../upstream/attempt';
 import type { UpstreamResponse } from '../../upstream/pools';

@@ -1,5 +1,5 @@
-import { classify } from '../../resilience/error-rules';
-import { NO_RATE_LIMIT } from '../../resilience/request-queue';
+import { NO_RATE_LIMIT } from '../../resilience/flow';
+import { classify } from '../../resilience/health';
 import type { Candidate } from '../../routing/resolve';
 import { geminiPath, type WireFormat } from '../../translate';
 import { classifyAttemptError, readBounded } from '../../upstream/attempt';

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ClientFormat, ComboConfig, GatewayApiKeyConfig } from '../../../../shared/contract';
 import type { Catalog } from '../../config/catalog';
-import type { ManagedLease } from '../../resilience/lease-service';
+import type { ManagedLease } from '../../resilience/leases';
 import type { Candidate } from '../../routing/resolve';
 import type { ThroughputWatchdogOptions } from '../../settings/resilience-defaults';
 import type { WireFormat } from '../../translate';

@@ -8,12 +8,12 @@ import type {
 import type { Clock } from '../../clock';
 import type { Catalog } from '../../config/catalog';
 import type { Logger } from '../../logger';
-import type { OperatorRule } from '../../resilience/error-rules';
-import type { FlowControl } from '../../resilience/flow-control';
-import type { LeaseService } from '../../resilience/lease-service';
+import type { FlowControl } from '../../resilience/flow';
+import type { OperatorRule } from '../../resilience/health';
+import type { LeaseService } from '../../resilience/leases';
 import type { ResilienceManager } from '../../resilience/manager';
-import type { ShapeRepairSettings, ShapeRepairs } from '../../resilience/shape-repair';
-import type { SubscriptionService } from '../../resilience/subscription-service';
+import type { ShapeRepairSettings, ShapeRepairs } from '../../resilience/shape';
+import type { SubscriptionService } from '../../resilience/subscription';
 import type { FairShare } from '../../routing/fair-share';
 import type { Candidate } from '../../routing/resolve';
 import type { RoutingSignals } from '../../routing/signals';

@@ -1,6 +1,6 @@
 import type { UpstreamTimeouts } from '../../../../shared/contract';
-import type { FlowHold } from '../../resilience/flow-control';
-import { QueueRejection } from '../../resilience/request-queue';
+import type { FlowHold } from '../../resilience/flow';
+import { QueueRejection } from '../../resilience/flow';
 import type { Candidate } from '../../routing/resolve';
 import type { GatewayError } from '../../wire/client-errors';
 import type { Attempt, AttemptStage } from './attempt';

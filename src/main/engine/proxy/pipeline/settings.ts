@@ -1,4 +1,4 @@
-import type { OperatorRule } from '../../resilience/error-rules';
+import type { OperatorRule } from '../../resilience/health';
 import type { Settings } from '../../settings/settings';
 import type { PipelineDeps, ShapeDeps } from './deps';
 

@@ -1,4 +1,4 @@
-import { toolCount } from '../../resilience/tool-limit';
+import { toolCount } from '../../resilience/shape';
 import type { Candidate } from '../../routing/resolve';
 import type { GatewayError } from '../../wire/client-errors';
 import type { Attempt, AttemptStage, ShapeRefusal } from './attempt';

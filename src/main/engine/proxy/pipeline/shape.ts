@@ -1,13 +1,16 @@
 import {
+  applyFix,
+  causeExcerpt,
+  decideShapeRepair,
   fitRatio,
   isPromptTooLong,
+  type LearntFix,
+  readErrorText,
+  readToolLimit,
+  type ShapeFix,
   statedContextLimit,
   trimConversation,
-} from '../../resilience/context-trim';
-import { applyFix } from '../../resilience/request-surgery';
-import { readErrorText, type ShapeFix } from '../../resilience/shape-fix';
-import { causeExcerpt, decideShapeRepair, type LearntFix } from '../../resilience/shape-repair';
-import { readToolLimit } from '../../resilience/tool-limit';
+} from '../../resilience/shape';
 import { readBounded } from '../../upstream/attempt';
 import type { UpstreamResponse } from '../../upstream/pools';
 import { UpstreamBody } from '../../upstream/upstream-body';

@@ -1,4 +1,4 @@
-import { toolCount } from '../../resilience/tool-limit';
+import { toolCount } from '../../resilience/shape';
 import type { AttemptStage } from './attempt';
 import { bodyOf } from './context';
 import { CONTINUE, skip } from './decision';

@@ -1,0 +1,75 @@
+import type { Candidate } from '../../routing/resolve';
+import { isTerminal } from './connection-cooldown';
+import type { ResilienceState } from './resilience-state';
+
+/** Why routing skipped a candidate (RESILIENCE.md §8). `retryAfterMs` null: needs an operator. */
+export interface Exclusion {
+  reason: 'circuit_open' | 'provider_cooldown' | 'unavailable' | 'model_lockout';
+  retryAfterMs: number | null;
+  detail: string;
+  /** For a cooling connection: the error type that cooled it. */
+  errorType?: string | null;
+}
+
+/**
+ * Why this candidate may not be dispatched now, or null. Reads only (it takes no probe), though
+ * a read ends what has expired. Order: the widest scope first, so diagnostics name the real cause.
+ */
+export function exclusionOf(
+  state: ResilienceState,
+  providerCooldownEnabled: boolean,
+  c: Candidate,
+  now: number,
+): Exclusion | null {
+  const provider = c.target.provider;
+  const breaker = state.breaker(provider);
+  const circuit = breaker.status(now);
+  if (circuit === 'OPEN' || (circuit === 'HALF_OPEN' && !breaker.wouldAdmit(now))) {
+    return {
+      reason: 'circuit_open',
+      retryAfterMs: breaker.retryAfterMs(now),
+      detail: `circuit of ${provider.id} is ${circuit === 'OPEN' ? 'open' : 'half-open with a probe in flight'}`,
+    };
+  }
+  if (providerCooldownEnabled) {
+    const until = state.existingProviderCooldown(provider.id)?.until(now) ?? null;
+    if (until !== null) {
+      return {
+        reason: 'provider_cooldown',
+        retryAfterMs: until - now,
+        detail: `${provider.id} is cooling down`,
+      };
+    }
+  }
+  const h = state.healthOf(c.connection, now);
+  if (isTerminal(h.status)) {
+    return {
+      reason: 'unavailable',
+      retryAfterMs: null,
+      detail: `connection ${c.connection.id} is ${h.status}`,
+    };
+  }
+  if (h.status === 'unavailable' && h.rateLimitedUntil !== null) {
+    return {
+      reason: 'unavailable',
+      retryAfterMs: h.rateLimitedUntil - now,
+      detail: `connection ${c.connection.id} is cooling down (${h.lastErrorType ?? 'error'})`,
+      errorType: h.lastErrorType,
+    };
+  }
+  const lock = state.lockouts.check(
+    provider.id,
+    c.connection.id,
+    c.target.model,
+    provider.options?.quotaFamilies ?? {},
+    now,
+  );
+  if (lock) {
+    return {
+      reason: 'model_lockout',
+      retryAfterMs: lock.expiresAt - now,
+      detail: `${lock.scope === 'family' ? `quota family ${lock.subject}` : c.target.model} is locked on ${c.connection.id} (${lock.reason})`,
+    };
+  }
+  return null;
+}
