@@ -1,12 +1,17 @@
 // Request log: appends go to memory on the request hot path; a timer writes them in batches.
+// The parts: the pending buffer, the batched writer, retention, and the readers that merge both.
 //
 // Ids are assigned at append time (continuing the table's AUTOINCREMENT sequence), so an entry
 // has the same id before and after it reaches disk and `recent()` can merge both seamlessly.
 
 import type { RequestLogEntry } from '../../../shared/contract';
 import type { Db } from './db';
-import { clampLimit, createLogReader, matches, type RecentQuery } from './request-log-query';
-import { INSERT_SQL, normalize, rowValues } from './request-log-rows';
+import { createPendingBuffer } from './request-log-buffer';
+import { createPruner } from './request-log-prune';
+import type { RecentQuery } from './request-log-query';
+import { createRecentReaders } from './request-log-recent';
+import { normalize } from './request-log-rows';
+import { createBatchWriter, storedMaxId } from './request-log-writer';
 
 export type { RecentQuery } from './request-log-query';
 
@@ -55,218 +60,64 @@ export interface RequestLog {
   close(): void;
 }
 
-const DAY_MS = 86_400_000;
-const PRUNE_EVERY_MS = 60_000;
-
 export function createRequestLog(db: Db, opts: RequestLogOptions = {}): RequestLog {
-  const flushIntervalMs = Math.max(1, opts.flushIntervalMs ?? 250);
-  const maxBatch = Math.max(1, Math.floor(opts.maxBatch ?? 500));
-  const retention = opts.retentionDays ?? 30;
-  const retentionMs = () => (typeof retention === 'function' ? retention() : retention) * DAY_MS;
-  const maxRows = Math.max(1, Math.floor(opts.maxRows ?? 200_000));
-  const maxBuffer = Math.max(1, Math.floor(opts.maxBuffer ?? 50_000));
   const now = opts.now ?? Date.now;
   const onError = opts.onError;
-
-  const insertStmt = db.prepare(INSERT_SQL);
-  const maxIdStmt = db
-    .prepare<[], number | null>(
-      `SELECT MAX(COALESCE((SELECT MAX(id) FROM request_log), 0),
-                  COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'request_log'), 0))`,
-    )
-    .pluck();
-  const pruneAgeStmt = db.prepare<[number]>('DELETE FROM request_log WHERE at < ?');
-  const pruneCountStmt = db.prepare<[number]>(
-    `DELETE FROM request_log WHERE id <= (
-       SELECT id FROM request_log ORDER BY id DESC LIMIT 1 OFFSET ?
-     )`,
-  );
-  const reader = createLogReader(db);
-
-  // Pending entries live in `pending[head..]`; dropping the oldest just advances `head`.
-  let pending: (RequestLogEntry | undefined)[] = [];
-  let head = 0;
-  let nextId = (maxIdStmt.get() ?? 0) + 1;
-  let timer: NodeJS.Timeout | undefined;
-  let immediate: NodeJS.Immediate | undefined;
-  let failing = false;
-  let closed = false;
-  let dropped = 0;
-  let flushFailures = 0;
-  let lastPruneAt = Number.NEGATIVE_INFINITY;
-  // Pruning also follows every write; this timer covers a gateway that sits idle.
-  const idlePrune = setInterval(() => maybePrune(), PRUNE_EVERY_MS);
-  idlePrune.unref();
-
-  const pendingCount = () => pending.length - head;
-
-  const writeBatch = db.transaction((batch: RequestLogEntry[]) => {
-    // Another writer on the same file may have taken our ids: move ours past theirs.
-    const first = batch[0];
-    const maxId = maxIdStmt.get() ?? 0;
-    if (first && maxId >= first.id) renumberPending(maxId + 1);
-    for (const e of batch) insertStmt.run(rowValues(e));
-  });
-
-  const prune = db.transaction((cutoff: number) => {
-    pruneAgeStmt.run(cutoff);
-    pruneCountStmt.run(maxRows);
-  });
-
-  function renumberPending(from: number): void {
-    let id = from;
-    for (let i = head; i < pending.length; i++) {
-      const entry = pending[i];
-      if (entry) entry.id = id++;
-    }
-    nextId = id;
-  }
-
-  function report(err: unknown): void {
+  const report = (err: unknown): void => {
     if (!onError) return;
     try {
       onError(err);
     } catch {
       // A failing error handler must not break the log either.
     }
-  }
+  };
 
-  function compact(): void {
-    if (head === 0) return;
-    if (head === pending.length) {
-      pending = [];
-      head = 0;
-    } else if (head > 1024 && head * 2 > pending.length) {
-      pending = pending.slice(head);
-      head = 0;
-    }
-  }
-
-  /** Writes one batch; returns false when the write failed. */
-  function flushBatch(): boolean {
-    const count = Math.min(maxBatch, pendingCount());
-    if (count === 0) return true;
-    const batch = pending.slice(head, head + count) as RequestLogEntry[];
-    try {
-      writeBatch.immediate(batch);
-    } catch (err) {
-      failing = true;
-      flushFailures++;
-      report(err);
-      return false;
-    }
-    failing = false;
-    for (let i = head; i < head + count; i++) pending[i] = undefined;
-    head += count;
-    compact();
-    maybePrune();
-    return true;
-  }
-
-  function maybePrune(): void {
-    const t = now();
-    if (t - lastPruneAt < PRUNE_EVERY_MS) return;
-    lastPruneAt = t;
-    try {
-      prune.immediate(t - retentionMs());
-    } catch (err) {
-      report(err);
-    }
-  }
-
-  function clearSchedule(): void {
-    if (timer) clearTimeout(timer);
-    if (immediate) clearImmediate(immediate);
-    timer = undefined;
-    immediate = undefined;
-  }
-
-  function schedule(): void {
-    if (closed || pendingCount() === 0) return;
-    if (!failing && pendingCount() >= maxBatch) {
-      if (!immediate) {
-        immediate = setImmediate(tick);
-        immediate.unref();
-      }
-    } else if (!timer && !immediate) {
-      timer = setTimeout(tick, flushIntervalMs);
-      timer.unref();
-    }
-  }
-
-  function tick(): void {
-    clearSchedule();
-    flushBatch();
-    schedule();
-  }
-
-  function drain(): void {
-    clearSchedule();
-    while (pendingCount() > 0 && flushBatch()) {
-      // one transaction per batch
-    }
-  }
+  const maxId = storedMaxId(db);
+  const buffer = createPendingBuffer(
+    Math.max(1, Math.floor(opts.maxBuffer ?? 50_000)),
+    maxId() + 1,
+  );
+  const readers = createRecentReaders(db, buffer);
+  const pruner = createPruner(db, {
+    retentionDays: opts.retentionDays ?? 30,
+    maxRows: Math.max(1, Math.floor(opts.maxRows ?? 200_000)),
+    now,
+    report,
+  });
+  const writer = createBatchWriter(db, buffer, maxId, {
+    flushIntervalMs: Math.max(1, opts.flushIntervalMs ?? 250),
+    maxBatch: Math.max(1, Math.floor(opts.maxBatch ?? 500)),
+    // Pruning follows every write too, not only the idle timer.
+    afterWrite: pruner.maybePrune,
+    report,
+  });
+  let dropped = 0;
 
   return {
     append(input) {
-      if (closed) {
+      if (writer.closed()) {
         dropped++;
         return 0;
       }
-      const entry = normalize(input, nextId++, now);
-      pending.push(entry);
-      if (pendingCount() > maxBuffer) {
-        const excess = pendingCount() - maxBuffer;
-        for (let i = 0; i < excess; i++) pending[head + i] = undefined;
-        head += excess;
-        dropped += excess;
-        compact();
-      }
-      schedule();
+      const entry = normalize(input, buffer.takeId(), now);
+      dropped += buffer.push(entry);
+      writer.schedule();
       return entry.id;
     },
 
     flush() {
-      drain();
-      schedule();
+      writer.drain();
+      writer.schedule();
     },
 
-    recent(query) {
-      const limit = clampLimit(query.limit);
-      const fromMemory: RequestLogEntry[] = [];
-      for (let i = pending.length - 1; i >= head && fromMemory.length < limit; i--) {
-        const entry = pending[i];
-        if (entry && matches(entry, query)) fromMemory.push({ ...entry });
-      }
-      const fromDisk = reader.recent(query, limit);
-      const seen = new Set(fromMemory.map((e) => e.id));
-      return fromMemory
-        .concat(fromDisk.filter((e) => !seen.has(e.id)))
-        .sort((a, b) => b.id - a.id)
-        .slice(0, limit);
-    },
-
-    recentEgress(connection, sinceMs) {
-      let best: { ip: string; at: number } | null = null;
-      for (let i = head; i < pending.length; i++) {
-        const entry = pending[i];
-        if (!entry || entry.connection !== connection || entry.egressIp === null) continue;
-        if (entry.at < sinceMs) continue;
-        if (!best || entry.at >= best.at) best = { ip: entry.egressIp, at: entry.at };
-      }
-      const row = reader.egress(connection, sinceMs);
-      if (row && (!best || row.at > best.at)) return row.ip;
-      return best ? best.ip : null;
-    },
-
-    stats: () => ({ pending: pendingCount(), dropped, flushFailures }),
+    recent: readers.recent,
+    recentEgress: readers.recentEgress,
+    stats: () => ({ pending: buffer.count(), dropped, flushFailures: writer.failures() }),
 
     close() {
-      if (closed) return;
-      drain();
-      closed = true;
-      clearInterval(idlePrune);
-      clearSchedule();
+      if (writer.closed()) return;
+      writer.close();
+      pruner.stop();
     },
   };
 }
