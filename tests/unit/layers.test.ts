@@ -16,6 +16,7 @@ const MAIN_LAYERS: LayerRules = [
   ['src/main/cli-accounts.ts'],
   ['src/main/engine/index.ts'],
   ['src/main/engine/engine.ts'],
+  ['src/main/engine/assembly'],
   ['src/main/engine/admin', 'src/main/engine/proxy', 'src/main/engine/ui'],
   ['src/main/engine/resilience'],
   [

@@ -1,0 +1,46 @@
+import type { KeyOperations } from '../admin/keys';
+import type { AdminOperations } from '../admin/operations';
+import { AdminService } from '../admin/service';
+import type { ListenInfo } from '../proxy/binding';
+import type { EngineParts } from './parts';
+
+/** The admin operations both transports share (HTTP admin API, desktop IPC), with the key ring. */
+export interface AdminParts extends AdminOperations {
+  readonly accounts: KeyOperations;
+}
+
+export interface AdminInputs {
+  /** Rebuilds the catalog after the admin API changed providers, connections or combos. */
+  reload(): void;
+  /** Moves the gateway to another address while it serves. */
+  move(input: unknown): Promise<ListenInfo>;
+  localServerUrls?: Readonly<Record<string, string>>;
+}
+
+export function buildAdmin(parts: EngineParts, inputs: AdminInputs): AdminParts {
+  const { clock, status, leases } = parts;
+  const service = new AdminService(
+    parts.store,
+    parts.settings,
+    parts.catalog,
+    inputs.reload,
+    (e) => parts.events.emit(e),
+    () => clock.now(),
+    parts.resilience,
+  );
+  return {
+    service,
+    setPaused: (next) => {
+      status.setPaused(next);
+      return { paused: status.paused };
+    },
+    setAddress: (input) => inputs.move(input),
+    releaseLease: (connection) => leases.releaseConnection(connection, clock.now()),
+    learnedFixes: parts.shapeRepairs,
+    log: parts.log,
+    env: parts.env,
+    listening: () => parts.listening(),
+    ...(inputs.localServerUrls ? { localServerUrls: inputs.localServerUrls } : {}),
+    accounts: { keys: parts.keyRing, usage: parts.usage, now: () => clock.now() },
+  };
+}
