@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { applyEvent } from '../../src/renderer/src/state/apply-event';
 import {
   addToRate,
-  applyEvent,
   applySnapshot,
   emptyModel,
   incidents,

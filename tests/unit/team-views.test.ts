@@ -2,8 +2,8 @@
 // unreachable, and the `team.status` event moves the dashboard without a refetch.
 import { describe, expect, it } from 'vitest';
 import { statusLine, trayLevel } from '../../src/main/shell/tray-state';
+import { applyEvent } from '../../src/renderer/src/state/apply-event';
 import {
-  applyEvent,
   applySnapshot,
   type DashboardModel,
   emptyModel,

@@ -5,14 +5,8 @@
 import { create } from 'zustand';
 import type { StartupError } from '../../../shared/ipc';
 import type { DashboardBridge, LinkState } from '../bridge/types';
-import {
-  applyEvent,
-  applyLogs,
-  applySnapshot,
-  type DashboardModel,
-  emptyModel,
-  nextDeadline,
-} from './model';
+import { applyEvent } from './apply-event';
+import { applyLogs, applySnapshot, type DashboardModel, emptyModel, nextDeadline } from './model';
 
 export type Startup = { settled: false } | { settled: true; error: StartupError | null };
 
