@@ -1,6 +1,6 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Candidate } from '../../routing/resolve';
-import { type CancelState, classifyAttemptError } from '../../upstream/attempt';
+import type { CancelState } from '../../upstream/attempt';
 import { clientResponseHeaders } from '../../upstream/headers';
 import type { UpstreamResponse } from '../../upstream/pools';
 import type { BodyReader } from '../../upstream/upstream-body';
@@ -17,6 +17,7 @@ import { addDecisionHeaders } from './answer';
 import { isEventStream } from './call';
 import { committed, markClientAbort, type RequestContext } from './context';
 import { relayTranslated } from './relay-translated';
+import { recordBreak, streamInterrupted } from './stream-break';
 import { translatedFor } from './translate';
 import { watchdogEnding, watchFor } from './watchdog-ending';
 
@@ -206,23 +207,11 @@ class PassThroughRelay implements BodyReader {
       ctx.bytesOut += held.length;
       res.write(held);
     }
-    const failure = classifyAttemptError(err, this.signal);
-    if (failure.kind === 'client_abort' || ctx.clientGone) {
-      markClientAbort(ctx);
-      return undefined;
-    }
-    ctx.errorClass = `stream_${failure.errorClass}`;
-    ctx.errorMessage = `${candidate.target.label}: ${failure.message} after ${ctx.bytesOut} bytes`;
+    const detail = recordBreak(ctx, err, this.signal, candidate);
+    if (detail === null) return undefined;
     if (this.isSse) {
       // The status line is gone; a well-formed error event is the only honest ending.
-      res.end(
-        this.ending({
-          status: 502,
-          kind: 'upstream',
-          code: 'upstream_stream_interrupted',
-          message: `the upstream stream from ${candidate.target.label} broke off: ${failure.message}`,
-        }),
-      );
+      res.end(this.ending(streamInterrupted(candidate, detail)));
     } else {
       res.destroy();
     }
