@@ -32,6 +32,9 @@ export interface ImportDraft {
   config: BreakwaterConfig;
   /** Settings to apply, by key; only keys this version knows. */
   settings: Record<string, unknown>;
+  /** Where each provider came from in the file, by provider id. */
+  sources: Record<string, string>;
+  /** What was imported besides the providers (the report lists the providers from `config`). */
   imported: string[];
   skipped: { item: string; reason: string }[];
 }
@@ -171,21 +174,15 @@ export class DraftBuilder {
 
   build(): ImportDraft {
     // Provider models may have grown after the provider was added; check the final shape.
-    const imported: string[] = [];
-    for (const p of this.providers.values()) {
-      validateProvider(p, `provider ${p.id}`);
-      const conns = p.connections.map((c) => `${c.id} (${describeKey(c)})`).join(', ');
-      imported.push(
-        `provider ${p.id} from ${this.sources.get(p.id)}: ${p.format} ${p.baseUrl}, ${p.models.length} model(s), connection ${conns || 'none'}`,
-      );
-    }
+    for (const p of this.providers.values()) validateProvider(p, `provider ${p.id}`);
     return {
       config: {
         providers: [...this.providers.values()],
         combos: this.combos,
       },
       settings: this.settings,
-      imported: [...imported, ...this.comboLines],
+      sources: Object.fromEntries(this.sources),
+      imported: this.comboLines,
       skipped: this.skipped,
     };
   }

@@ -4,11 +4,12 @@
 import type { ImportReport, ImportTool } from '../../../shared/contract';
 import { importCcSwitch } from './cc-switch';
 import { importClaudeCodeRouter } from './claude-code-router';
-import type { ImportDraft } from './draft';
+import { describeKey, type ImportDraft } from './draft';
 import { importLitellm } from './litellm';
 import { importOmniroute } from './omniroute';
 
 export { type ImportDraft, ImportError } from './draft';
+export { separateFromStored } from './stored-clashes';
 
 export const IMPORTERS: Readonly<Record<ImportTool, (text: string) => ImportDraft>> = {
   omniroute: importOmniroute,
@@ -36,6 +37,10 @@ export function draftReport(
     connections: providers.flatMap((p) => p.connections.map((c) => c.id)),
     combos: (draft.config.combos ?? []).map((c) => c.name),
     imported: [
+      ...providers.map((p) => {
+        const conns = p.connections.map((c) => `${c.id} (${describeKey(c)})`).join(', ');
+        return `provider ${p.id} from ${draft.sources[p.id]}: ${p.format} ${p.baseUrl}, ${p.models.length} model(s), connection ${conns || 'none'}`;
+      }),
       ...draft.imported,
       ...Object.keys(draft.settings).map((k) => `setting ${k}`),
       ...notes,
