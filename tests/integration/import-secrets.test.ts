@@ -116,3 +116,24 @@ describe('saving a provider at another URL (the setup wizard, the API)', () => {
     expect(res.status).toBe(201);
   });
 });
+
+describe('a hostile import file through the admin API', () => {
+  it.each([
+    [
+      'litellm',
+      `a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nmodel_list: [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n`,
+    ],
+    [
+      'omniroute',
+      '{"providerConnections": [null, {"provider": null, "authType": "apikey", "apiKey": 5}]}',
+    ],
+    ['cc-switch', `{"claude": ${'['.repeat(100_000)}}`],
+    ['claude-code-router', '{"Providers": [{"api_key": sk-live-abcdef}]}'],
+  ])('%s: answers 400 import_refused or 200, never a 500', async (tool, text) => {
+    const res = await post('/api/import', { tool, text, dryRun: true });
+    expect([200, 400]).toContain(res.status);
+    const body = await res.text();
+    if (res.status === 400) expect(JSON.parse(body).error.code).toBe('import_refused');
+    expect(body).not.toMatch(/sk-live|TypeError/);
+  });
+});
