@@ -10,7 +10,7 @@ import type {
 } from '../../../shared/contract';
 import { ENV_NAME_PATTERN } from '../../../shared/schema/connection';
 import { ID_PATTERN } from '../../../shared/schema/values';
-import { jsonSyntaxOf } from '../config/json-syntax';
+import { jsonSyntaxOf } from '../json-syntax';
 import {
   parseTargetRef,
   ValidationError,
