@@ -10,13 +10,13 @@ import type {
 } from '../../../shared/contract';
 import { ENV_NAME_PATTERN } from '../../../shared/schema/connection';
 import { ID_PATTERN } from '../../../shared/schema/values';
-import { jsonSyntaxOf } from '../json-syntax';
 import {
   parseTargetRef,
   ValidationError,
   validateCombo,
   validateProvider,
 } from '../config/validate';
+import { jsonSyntaxOf } from '../json-syntax';
 
 /** A file that cannot be imported at all: the line (when known) and why. */
 export class ImportError extends Error {
