@@ -379,7 +379,7 @@ async function connect(args: string[]): Promise<void> {
     for (const p of paths) process.stdout.write(`  ${verb} ${p}\n`);
   };
   if (values.undo) {
-    const r = undoAgent(agent, homedir());
+    const r = undoAgent(agent, homedir(), process.env);
     if (r.restored.length + r.removed.length === 0)
       process.stdout.write(`${agent}: nothing to undo\n`);
     say('restored', r.restored);
@@ -390,7 +390,7 @@ async function connect(args: string[]): Promise<void> {
   const apiKey = agentKey(values.key, process.env);
   const models = values.model ?? (await combosAt(origin, apiKey));
   try {
-    const r = connectAgent(agent, homedir(), { origin, apiKey, models });
+    const r = connectAgent(agent, homedir(), { origin, apiKey, models }, process.env);
     say('wrote', r.written);
     say('unchanged', r.unchanged);
     say('backup', r.backups);

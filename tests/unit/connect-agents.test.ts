@@ -97,7 +97,7 @@ const CHECKS: Record<AgentId, () => void> = {
       name: 'Breakwater',
       base_url: 'http://127.0.0.1:4000/v1',
       wire_api: 'responses',
-      experimental_bearer_token: 'bw-key-123',
+      env_key: 'BREAKWATER_API_KEY',
     });
     expect(c.mcp_servers.docs).toEqual({ command: 'docs-mcp' });
     expect(text).toContain('# my codex settings');
@@ -111,7 +111,7 @@ const CHECKS: Record<AgentId, () => void> = {
     expect(c.provider.breakwater).toEqual({
       npm: '@ai-sdk/openai-compatible',
       name: 'Breakwater',
-      options: { baseURL: 'http://127.0.0.1:4000/v1', apiKey: 'bw-key-123' },
+      options: { baseURL: 'http://127.0.0.1:4000/v1', apiKey: '{env:BREAKWATER_API_KEY}' },
       models: { coder: { name: 'coder' }, fast: { name: 'fast' } },
     });
   },

@@ -47,7 +47,10 @@ describe('breakwater connect', { timeout: 60_000 }, () => {
     const toml = readFileSync(join(home, '.codex/config.toml'), 'utf8');
     expect(toml).toContain('model = "coder"');
     expect(toml).toContain(`base_url = "${gw.url}/v1"`);
-    expect(toml).toContain('experimental_bearer_token = "bw-env-key"');
+    // The key stays out of the file: Codex reads it from the variable connect names and prints.
+    expect(toml).toContain('env_key = "BREAKWATER_API_KEY"');
+    expect(toml).not.toContain('bw-env-key');
+    expect(r.out).toContain('export BREAKWATER_API_KEY=bw-env-key');
     expect(r.out).toContain('undo with: breakwater connect codex --undo');
   });
 

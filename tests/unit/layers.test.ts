@@ -36,6 +36,7 @@ const MAIN_LAYERS: LayerRules = [
     'src/main/engine/clock.ts',
     'src/main/engine/data-dir.ts',
     'src/main/engine/events.ts',
+    'src/main/engine/json-syntax.ts',
     'src/main/engine/logger.ts',
     'src/main/engine/version.ts',
   ],

@@ -86,7 +86,7 @@ export function connectAgentOp(
   const models = input.models ?? defaultModels(ops);
   const target = { origin, apiKey, models };
   try {
-    const r = connectAgent(id, home, target);
+    const r = connectAgent(id, home, target, ops.env ?? {});
     ops.log.info(`agents: connected ${id} (${r.written.length} file(s) written)`);
     return { agent: id, baseUrl: origin, models, ...r, env: AGENTS[id].env?.(target) ?? {} };
   } catch (err) {
@@ -98,7 +98,7 @@ export function connectAgentOp(
 
 export function undoAgentOp(ops: AdminOperations, agent: unknown): AgentUndo {
   const id = agentOf(agent);
-  const r = undoAgent(id, homeFor(ops));
+  const r = undoAgent(id, homeFor(ops), ops.env ?? {});
   ops.log.info(`agents: undid ${id} (${r.restored.length + r.removed.length} file(s))`);
   return { agent: id, ...r };
 }

@@ -23,7 +23,7 @@ import type { ResilienceManager } from '../resilience/manager';
 import { RESILIENCE_PREFIXES } from '../settings/resilience-settings';
 import type { Settings } from '../settings/settings';
 import type { RecentQuery, Store } from '../store';
-import { connectionRecord, providerRecord } from '../store/config-records';
+import { connectionRecord, providerRecord, secretsForAnotherUrl } from '../store/config-records';
 import type { ConnectionHealth } from '../store/state-records';
 import { type ConnectionTestOptions, testConnection } from './connection-test';
 
@@ -84,6 +84,13 @@ export class AdminService {
   saveProvider(input: unknown): ProviderView {
     const provider = validateProvider(input, 'provider');
     const existing = this.store.providers.get(provider.id);
+    const orphaned = secretsForAnotherUrl(provider, existing, (id) =>
+      this.store.connections.get(id),
+    );
+    if (orphaned.length > 0)
+      throw new ConflictError(
+        `provider "${provider.id}" moves to another URL: give connection(s) ${orphaned.join(', ')} their key again (a stored key is only sent to the URL it was stored for)`,
+      );
     const db = this.store.db;
     db.transaction(() => {
       this.store.providers.upsert(

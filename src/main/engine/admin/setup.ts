@@ -10,7 +10,14 @@ import type {
   ProviderPreset,
 } from '../../../shared/contract';
 import { loadPresets } from '../config/presets';
-import { draftReport, IMPORTERS, type ImportDraft, ImportError, isImportTool } from '../import';
+import {
+  draftReport,
+  IMPORTERS,
+  type ImportDraft,
+  ImportError,
+  isImportTool,
+  separateFromStored,
+} from '../import';
 import { loadModelDefaults } from '../routing/model-defaults';
 import { detectProviders } from '../setup/detect';
 import { sendJson } from '../wire/json-answer';
@@ -61,7 +68,9 @@ export function importConfig(ops: AdminOperations, input: unknown): ImportReport
     throw err;
   }
   const s = ops.service;
-  const existing = new Set(s.listProviders().map((p) => p.id));
+  const stored = s.listProviders();
+  const moved = separateFromStored(draft, stored, new Set(s.listConnections().map((c) => c.id)));
+  const existing = new Set(stored.map((p) => p.id));
   const replaced = (draft.config.providers ?? [])
     .filter((p) => existing.has(p.id))
     .map(
@@ -73,7 +82,7 @@ export function importConfig(ops: AdminOperations, input: unknown): ImportReport
     for (const c of draft.config.combos ?? []) s.saveCombo(c);
     if (Object.keys(draft.settings).length > 0) s.updateSettings(draft.settings);
   }
-  return draftReport(o.tool, draft, dryRun, replaced);
+  return draftReport(o.tool, draft, dryRun, [...moved, ...replaced]);
 }
 
 /** The first-run routes, for the admin API's route table. */

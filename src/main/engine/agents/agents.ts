@@ -2,9 +2,9 @@
 // Pure: a plan is computed from the gateway's address, key and models; files.ts applies it.
 import { join } from 'node:path';
 import type { AgentId } from '../../../shared/contract';
-import { editDotenv, editJson, editToml } from './edits';
+import { dotenvFile, type FileEdit, jsonFile, tomlFile } from './file-edit';
 
-export type { AgentId };
+export type { AgentId, FileEdit };
 
 export const AGENT_IDS: readonly AgentId[] = [
   'claude-code',
@@ -24,96 +24,110 @@ export interface ConnectTarget {
   models: readonly string[];
 }
 
-/** One file of an agent's config and how connect changes its text (null: absent). */
-export interface FileEdit {
-  path: string;
-  edit(text: string | null): string;
-}
-
 export interface AgentSpec {
   id: AgentId;
   label: string;
-  files(home: string, t: ConnectTarget): FileEdit[];
+  /** The files, in `home` unless the agent's own variable (`CODEX_HOME`, …) in `env` says where. */
+  files(home: string, t: ConnectTarget, env?: NodeJS.ProcessEnv): FileEdit[];
   /** Variables the agent reads only from the environment: connect prints them for the shell. */
   env?(t: ConnectTarget): Record<string, string>;
 }
 
 const PROVIDER = 'breakwater';
 
+/** The key a gateway without keys accepts from this machine: no secret, so written as it is. */
+export const PLACEHOLDER_KEY = 'breakwater-local';
+
+/**
+ * The variable an agent with an env-reference form (Codex `env_key`, opencode `{env:VAR}`) reads
+ * the gateway key from, so the key itself never sits in a file others may read.
+ */
+export const KEY_VAR = 'BREAKWATER_API_KEY';
+
+const isSecret = (t: ConnectTarget) => t.apiKey !== PLACEHOLDER_KEY;
+
+/** What the user exports for an agent that reads the key from KEY_VAR (nothing for the placeholder). */
+const keyEnv = (t: ConnectTarget): Record<string, string> =>
+  isSecret(t) ? { [KEY_VAR]: t.apiKey } : {};
+
+/** `env[name]` when set, else `fallback`: where an agent's config directory is. */
+const dirOf = (env: NodeJS.ProcessEnv | undefined, name: string, fallback: string) =>
+  env?.[name]?.trim() ? env[name]!.trim() : fallback;
+
 function model(t: ConnectTarget): string | undefined {
   return t.models[0];
 }
 
-/** Claude Code: `~/.claude/settings.json` env; it appends `/v1/messages` to the base URL. */
+/** Claude Code: `$CLAUDE_CONFIG_DIR/settings.json` env; it appends `/v1/messages` to the base URL. */
 const claudeCode: AgentSpec = {
   id: 'claude-code',
   label: 'Claude Code',
-  files: (home, t) => {
-    const path = join(home, '.claude', 'settings.json');
-    return [
-      {
-        path,
-        edit: (text) =>
-          editJson(path, text, {
-            'env.ANTHROPIC_BASE_URL': t.origin,
-            'env.ANTHROPIC_AUTH_TOKEN': t.apiKey,
-            'env.ANTHROPIC_MODEL': model(t),
-            // Background work (titles, summaries) asks for a Haiku; the same model serves it.
-            'env.ANTHROPIC_DEFAULT_HAIKU_MODEL': model(t),
-          }),
-      },
-    ];
-  },
+  files: (home, t, env) => [
+    jsonFile(join(dirOf(env, 'CLAUDE_CONFIG_DIR', join(home, '.claude')), 'settings.json'), {
+      'env.ANTHROPIC_BASE_URL': t.origin,
+      'env.ANTHROPIC_AUTH_TOKEN': t.apiKey,
+      'env.ANTHROPIC_MODEL': model(t),
+      // Background work (titles, summaries) asks for a Haiku; the same model serves it.
+      'env.ANTHROPIC_DEFAULT_HAIKU_MODEL': model(t),
+    }),
+  ],
 };
 
-/** Codex CLI: `~/.codex/config.toml`, a Responses provider (`wire_api = "chat"` is gone). */
+/**
+ * Codex CLI: `$CODEX_HOME/config.toml`, a Responses provider (`wire_api = "chat"` is gone) that
+ * reads the key from KEY_VAR (`env_key`).
+ */
 const codex: AgentSpec = {
   id: 'codex',
   label: 'Codex CLI',
-  files: (home, t) => {
-    const path = join(home, '.codex', 'config.toml');
+  env: keyEnv,
+  files: (home, t, env) => {
     const top: Record<string, string> = { model_provider: PROVIDER };
     const m = model(t);
     if (m) top.model = m;
     return [
-      {
-        path,
-        edit: (text) =>
-          editToml(path, text, top, {
-            name: `model_providers.${PROVIDER}`,
-            values: {
-              name: 'Breakwater',
-              base_url: `${t.origin}/v1`,
-              wire_api: 'responses',
-              experimental_bearer_token: t.apiKey,
-            },
-          }),
-      },
+      tomlFile(
+        join(dirOf(env, 'CODEX_HOME', join(home, '.codex')), 'config.toml'),
+        ['model_provider', 'model'],
+        top,
+        {
+          name: `model_providers.${PROVIDER}`,
+          values: {
+            name: 'Breakwater',
+            base_url: `${t.origin}/v1`,
+            wire_api: 'responses',
+            ...(isSecret(t) ? { env_key: KEY_VAR } : { experimental_bearer_token: t.apiKey }),
+          },
+        },
+      ),
     ];
   },
 };
 
-/** opencode: `~/.config/opencode/opencode.json`, a provider of the bundled OpenAI-compatible SDK. */
+/**
+ * opencode: `$XDG_CONFIG_HOME/opencode/opencode.json`, a provider of the bundled
+ * OpenAI-compatible SDK whose key is opencode's `{env:VAR}` reference to KEY_VAR.
+ */
 const opencode: AgentSpec = {
   id: 'opencode',
   label: 'opencode',
-  files: (home, t) => {
-    const path = join(home, '.config', 'opencode', 'opencode.json');
+  env: keyEnv,
+  files: (home, t, env) => {
     const m = model(t);
+    const config = dirOf(env, 'XDG_CONFIG_HOME', join(home, '.config'));
     return [
-      {
-        path,
-        edit: (text) =>
-          editJson(path, text, {
-            [`provider.${PROVIDER}`]: {
-              npm: '@ai-sdk/openai-compatible',
-              name: 'Breakwater',
-              options: { baseURL: `${t.origin}/v1`, apiKey: t.apiKey },
-              models: Object.fromEntries(t.models.map((name) => [name, { name }])),
-            },
-            model: m ? `${PROVIDER}/${m}` : undefined,
-          }),
-      },
+      jsonFile(join(config, 'opencode', 'opencode.json'), {
+        [`provider.${PROVIDER}`]: {
+          npm: '@ai-sdk/openai-compatible',
+          name: 'Breakwater',
+          options: {
+            baseURL: `${t.origin}/v1`,
+            apiKey: isSecret(t) ? `{env:${KEY_VAR}}` : t.apiKey,
+          },
+          models: Object.fromEntries(t.models.map((name) => [name, { name }])),
+        },
+        model: m ? `${PROVIDER}/${m}` : undefined,
+      }),
     ];
   },
 };
@@ -122,21 +136,14 @@ const opencode: AgentSpec = {
 const qwenCode: AgentSpec = {
   id: 'qwen-code',
   label: 'Qwen Code',
-  files: (home, t) => {
-    const path = join(home, '.qwen', 'settings.json');
-    return [
-      {
-        path,
-        edit: (text) =>
-          editJson(path, text, {
-            'security.auth.selectedType': 'openai',
-            'security.auth.apiKey': t.apiKey,
-            'security.auth.baseUrl': `${t.origin}/v1`,
-            'model.name': model(t),
-          }),
-      },
-    ];
-  },
+  files: (home, t) => [
+    jsonFile(join(home, '.qwen', 'settings.json'), {
+      'security.auth.selectedType': 'openai',
+      'security.auth.apiKey': t.apiKey,
+      'security.auth.baseUrl': `${t.origin}/v1`,
+      'model.name': model(t),
+    }),
+  ],
 };
 
 /**
@@ -153,24 +160,13 @@ const geminiCli: AgentSpec = {
   id: 'gemini-cli',
   label: 'Gemini CLI',
   env: geminiEnv,
-  files: (home, t) => {
-    const env = join(home, '.gemini', '.env');
-    const settings = join(home, '.gemini', 'settings.json');
-    return [
-      {
-        path: env,
-        edit: (text) => editDotenv(env, text, geminiEnv(t)),
-      },
-      {
-        path: settings,
-        edit: (text) =>
-          editJson(settings, text, {
-            'security.auth.selectedType': 'gemini-api-key',
-            'model.name': model(t),
-          }),
-      },
-    ];
-  },
+  files: (home, t) => [
+    dotenvFile(join(home, '.gemini', '.env'), geminiEnv(t)),
+    jsonFile(join(home, '.gemini', 'settings.json'), {
+      'security.auth.selectedType': 'gemini-api-key',
+      'model.name': model(t),
+    }),
+  ],
 };
 
 export const AGENTS: Record<AgentId, AgentSpec> = {
@@ -186,7 +182,7 @@ export const AGENTS: Record<AgentId, AgentSpec> = {
  * placeholder, which a gateway without keys accepts from this machine.
  */
 export function agentKey(chosen: string | undefined, env: NodeJS.ProcessEnv): string {
-  return chosen ?? env.BREAKWATER_API_KEY ?? 'breakwater-local';
+  return chosen ?? env[KEY_VAR] ?? PLACEHOLDER_KEY;
 }
 
 export const isAgentId = (s: string): s is AgentId => (AGENT_IDS as readonly string[]).includes(s);

@@ -2,19 +2,32 @@
 // text (null when it does not exist) and returns the new text, changing only the keys it sets;
 // a file it cannot read as its format is refused with AgentConfigError and nothing is written.
 import { parse as parseToml } from 'smol-toml';
+import { jsonSyntaxOf } from '../json-syntax';
 
 /** A file an agent would not read as it is: connect refuses it and leaves it untouched. */
 export class AgentConfigError extends Error {}
 
-type Json = Record<string, unknown>;
+export type Json = Record<string, unknown>;
 
-const isObject = (v: unknown): v is Json =>
+export const isObject = (v: unknown): v is Json =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The indentation the file already uses (two spaces when it has none to copy). */
-function indentOf(text: string): string | number {
+export function indentOf(text: string): string | number {
   const m = /\n([ \t]+)"/.exec(text);
   return m ? m[1]! : 2;
+}
+
+/** The file's JSON; a syntax error names its line, never the text there (it may be a key). */
+export function readJson(path: string, text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    const { reason, line, column } = jsonSyntaxOf(text, err);
+    throw new AgentConfigError(
+      `${path} is not valid JSON (${reason} at line ${line} column ${column})`,
+    );
+  }
 }
 
 /**
@@ -28,12 +41,7 @@ export function editJson(
 ): string {
   let root: Json = {};
   if (text !== null && text.trim() !== '') {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch (err) {
-      throw new AgentConfigError(`${path} is not valid JSON (${(err as Error).message})`);
-    }
+    const parsed = readJson(path, text);
     if (!isObject(parsed)) throw new AgentConfigError(`${path} is not a JSON object`);
     root = parsed;
   }
@@ -55,7 +63,7 @@ export function editJson(
   return text !== null && !text.endsWith('\n') && text !== '' ? out : `${out}\n`;
 }
 
-const ENV_LINE = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=/;
+export const ENV_LINE = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=/;
 
 /** Sets `KEY=value` lines of a dotenv file: an existing line is replaced in place, a new one appended. */
 export function editDotenv(
@@ -70,6 +78,10 @@ export function editDotenv(
       throw new AgentConfigError(`${path} line ${i + 1} is not KEY=value`);
     }
   });
+  // A line break in a value would start another variable (`NODE_OPTIONS=...`) in the file.
+  for (const [key, value] of Object.entries(values))
+    if (/[\r\n\0]/.test(value))
+      throw new AgentConfigError(`${path}: the value of ${key} has a line break; refused`);
   const pending = new Map(Object.entries(values));
   const out = lines.map((line) => {
     const key = ENV_LINE.exec(line)?.[1];
@@ -82,9 +94,9 @@ export function editDotenv(
   return `${out.join('\n')}\n`;
 }
 
-const TABLE_HEADER = /^\s*\[/;
+export const TABLE_HEADER = /^\s*\[/;
 
-function readToml(path: string, text: string): Json {
+export function readToml(path: string, text: string): Json {
   try {
     return parseToml(text) as Json;
   } catch (err) {

@@ -5,7 +5,15 @@
 // a combo (`claude`, `codex`): the current provider first, then those in its failover queue.
 
 import type { ConnectionConfig, ProviderConfig, ProviderFormat } from '../../../shared/contract';
-import { DraftBuilder, type ImportDraft, ImportError, keyOf, parseJson, toId } from './draft';
+import {
+  DraftBuilder,
+  type ImportDraft,
+  ImportError,
+  keyOf,
+  objectOr,
+  parseJson,
+  toId,
+} from './draft';
 
 interface CcsProvider {
   id?: unknown;
@@ -105,9 +113,11 @@ function importApp(
   section: CcsApp,
   toProvider: (p: CcsProvider, id: string) => Omit<ProviderConfig, 'id'> | string,
 ): void {
-  const entries = Object.entries(section.providers ?? {}).sort(
-    ([, a], [, b]) => (Number(a.sortIndex) || 0) - (Number(b.sortIndex) || 0),
-  );
+  const entries: [string, CcsProvider][] = [];
+  for (const [key, p] of Object.entries(objectOr(section.providers) ?? {}))
+    if (objectOr(p)) entries.push([key, p as CcsProvider]);
+    else draft.skip(`${app}.providers.${key}`, 'not an object');
+  entries.sort(([, a], [, b]) => (Number(a.sortIndex) || 0) - (Number(b.sortIndex) || 0));
   const order: string[] = [];
   for (const [key, p] of entries) {
     const name = typeof p.name === 'string' && p.name ? p.name : key;
@@ -137,19 +147,20 @@ export function importCcSwitch(text: string): ImportDraft {
       'this is a SQL database export; import the JSON provider config (~/.cc-switch/config.json) instead',
       1,
     );
-  const root = parseJson(text) as Record<string, unknown> | null;
-  if (!root || typeof root !== 'object' || Array.isArray(root))
-    throw new ImportError('expected a JSON object (CC Switch config.json)', 1);
+  const root = objectOr(parseJson(text));
+  if (!root) throw new ImportError('expected a JSON object (CC Switch config.json)', 1);
   // The first config format held Claude's providers at the top level.
-  const claude = (root.claude ?? (root.providers ? root : undefined)) as CcsApp | undefined;
-  const codex = root.codex as CcsApp | undefined;
+  const claude = (objectOr(root.claude) ?? (root.providers ? root : undefined)) as
+    | CcsApp
+    | undefined;
+  const codex = (objectOr(root.codex) ?? undefined) as CcsApp | undefined;
   if (!claude?.providers && !codex?.providers)
     throw new ImportError('no "claude" or "codex" providers: not a CC Switch config', 1);
   const draft = new DraftBuilder();
   if (claude?.providers) importApp(draft, 'claude', claude, claudeProvider);
   if (codex?.providers) importApp(draft, 'codex', codex, codexProvider);
   for (const app of ['gemini', 'opencode', 'openclaw', 'hermes'])
-    if ((root[app] as CcsApp | undefined)?.providers)
+    if ((objectOr(root[app]) as CcsApp | null)?.providers)
       draft.skip(`${app} providers`, 'only the Claude Code and Codex providers are imported');
   return draft.build();
 }

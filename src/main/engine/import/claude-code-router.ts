@@ -11,6 +11,7 @@ import {
   ImportError,
   keyOf,
   lineAt,
+  objectOr,
   parseJson,
   toId,
 } from './draft';
@@ -95,7 +96,7 @@ export function importClaudeCodeRouter(text: string): ImportDraft {
   const draft = new DraftBuilder();
   const ids = new Map<string, string>();
   for (const [i, raw] of root.Providers.entries()) {
-    const p = (raw ?? {}) as CcrProvider;
+    const p = (objectOr(raw) ?? {}) as CcrProvider;
     const name = typeof p.name === 'string' && p.name.trim() ? p.name.trim() : `provider-${i + 1}`;
     const id = draft.freeId(toId(name));
     const provider = providerOf(p, id);
@@ -111,7 +112,7 @@ export function importClaudeCodeRouter(text: string): ImportDraft {
       );
     if (draft.addProvider(provider, `Providers[${i}] ${name}`)) ids.set(name, id);
   }
-  const router = (root.Router ?? {}) as Record<string, unknown>;
+  const router = objectOr(root.Router) ?? {};
   for (const [scenario, value] of Object.entries(router)) {
     if (typeof value !== 'string') {
       draft.skip(

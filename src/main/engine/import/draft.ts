@@ -16,6 +16,7 @@ import {
   validateCombo,
   validateProvider,
 } from '../config/validate';
+import { jsonSyntaxOf } from '../json-syntax';
 
 /** A file that cannot be imported at all: the line (when known) and why. */
 export class ImportError extends Error {
@@ -32,6 +33,9 @@ export interface ImportDraft {
   config: BreakwaterConfig;
   /** Settings to apply, by key; only keys this version knows. */
   settings: Record<string, unknown>;
+  /** Where each provider came from in the file, by provider id. */
+  sources: Record<string, string>;
+  /** What was imported besides the providers (the report lists the providers from `config`). */
   imported: string[];
   skipped: { item: string; reason: string }[];
 }
@@ -43,24 +47,56 @@ export function lineAt(text: string, offset: number): number {
   return line;
 }
 
-/** JSON.parse with the line of a syntax error (V8 names a position, or a line and column). */
+/** How deep a file's lists and maps may nest; no importer reads anything below a few levels. */
+export const MAX_NESTING = 64;
+
+const tooDeep = () =>
+  new ImportError(`nested more than ${MAX_NESTING} levels deep: not a config file`, 1);
+
+/** Refuses text whose brackets nest deeper than MAX_NESTING, before a parser recurses into it. */
+export function checkBrackets(text: string): void {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92)
+        i++; // backslash: skip the escaped character
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 91 || c === 123) {
+      if (++depth > MAX_NESTING) throw tooDeep();
+    } else if (c === 93 || c === 125) depth--;
+  }
+}
+
+/** Refuses a parsed value nested deeper than MAX_NESTING (YAML nests by indentation too). */
+export function checkDepth(root: unknown): void {
+  const stack: [unknown, number][] = [[root, 0]];
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop()!;
+    if (value === null || typeof value !== 'object') continue;
+    if (depth >= MAX_NESTING) throw tooDeep();
+    for (const v of Object.values(value)) stack.push([v, depth + 1]);
+  }
+}
+
+/** JSON.parse with the line of a syntax error; the reason never quotes the text (it may hold keys). */
 export function parseJson(text: string): unknown {
+  checkBrackets(text);
   try {
     return JSON.parse(text);
   } catch (err) {
-    const message = (err as Error).message;
-    const lineCol = /\(line (\d+) column \d+\)/.exec(message);
-    const position = /position (\d+)/.exec(message);
-    const line = lineCol
-      ? Number(lineCol[1])
-      : position
-        ? lineAt(text, Number(position[1]))
-        : lineAt(text, text.length);
-    throw new ImportError(
-      `not valid JSON: ${message.replace(/\s*\(line \d+ column \d+\)/, '')}`,
-      line,
-    );
+    const { reason, line } = jsonSyntaxOf(text, err);
+    throw new ImportError(`not valid JSON: ${reason}`, line);
   }
+}
+
+/** A value read from a file as a plain object, or null (a `null`, a number or a list is none). */
+export function objectOr(value: unknown): Record<string, unknown> | null {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : null;
 }
 
 /** Our identifier for another tool's name: `My Provider!` → `my-provider`. */
@@ -114,11 +150,16 @@ export class DraftBuilder {
     return this.providers.get(id);
   }
 
+  /** The next suffix to try per base, so a file of many alike names is not quadratic. */
+  private readonly nextSuffix = new Map<string, number>();
+
   /** An id not taken yet: `name`, else `name-2`, `name-3`, … */
   freeId(base: string): string {
-    let id = base;
-    for (let n = 2; this.providers.has(id); n++) id = `${base.slice(0, 60)}-${n}`;
-    return id;
+    if (!this.providers.has(base)) return base;
+    let n = this.nextSuffix.get(base) ?? 2;
+    while (this.providers.has(`${base.slice(0, 60)}-${n}`)) n++;
+    this.nextSuffix.set(base, n + 1);
+    return `${base.slice(0, 60)}-${n}`;
   }
 
   /** Adds a provider if the config schema accepts it; else skips it with the schema's reason. */
@@ -171,21 +212,15 @@ export class DraftBuilder {
 
   build(): ImportDraft {
     // Provider models may have grown after the provider was added; check the final shape.
-    const imported: string[] = [];
-    for (const p of this.providers.values()) {
-      validateProvider(p, `provider ${p.id}`);
-      const conns = p.connections.map((c) => `${c.id} (${describeKey(c)})`).join(', ');
-      imported.push(
-        `provider ${p.id} from ${this.sources.get(p.id)}: ${p.format} ${p.baseUrl}, ${p.models.length} model(s), connection ${conns || 'none'}`,
-      );
-    }
+    for (const p of this.providers.values()) validateProvider(p, `provider ${p.id}`);
     return {
       config: {
         providers: [...this.providers.values()],
         combos: this.combos,
       },
       settings: this.settings,
-      imported: [...imported, ...this.comboLines],
+      sources: Object.fromEntries(this.sources),
+      imported: this.comboLines,
       skipped: this.skipped,
     };
   }

@@ -4,17 +4,36 @@
 import type { ImportReport, ImportTool } from '../../../shared/contract';
 import { importCcSwitch } from './cc-switch';
 import { importClaudeCodeRouter } from './claude-code-router';
-import type { ImportDraft } from './draft';
+import { describeKey, type ImportDraft, ImportError } from './draft';
 import { importLitellm } from './litellm';
 import { importOmniroute } from './omniroute';
 
 export { type ImportDraft, ImportError } from './draft';
+export { separateFromStored } from './stored-clashes';
+
+/**
+ * A file of a shape the importer did not foresee (a value of another type somewhere) is refused
+ * as the file's fault, a 400, never a crash; the message names the error's kind, not its text.
+ */
+function guarded(importer: (text: string) => ImportDraft): (text: string) => ImportDraft {
+  return (text) => {
+    try {
+      return importer(text);
+    } catch (err) {
+      if (err instanceof ImportError || !(err instanceof TypeError || err instanceof RangeError))
+        throw err;
+      throw new ImportError(
+        `a value of a type or depth this importer does not expect (${err.name}); nothing was imported`,
+      );
+    }
+  };
+}
 
 export const IMPORTERS: Readonly<Record<ImportTool, (text: string) => ImportDraft>> = {
-  omniroute: importOmniroute,
-  'claude-code-router': importClaudeCodeRouter,
-  litellm: importLitellm,
-  'cc-switch': importCcSwitch,
+  omniroute: guarded(importOmniroute),
+  'claude-code-router': guarded(importClaudeCodeRouter),
+  litellm: guarded(importLitellm),
+  'cc-switch': guarded(importCcSwitch),
 };
 
 export function isImportTool(value: unknown): value is ImportTool {
@@ -36,6 +55,10 @@ export function draftReport(
     connections: providers.flatMap((p) => p.connections.map((c) => c.id)),
     combos: (draft.config.combos ?? []).map((c) => c.name),
     imported: [
+      ...providers.map((p) => {
+        const conns = p.connections.map((c) => `${c.id} (${describeKey(c)})`).join(', ');
+        return `provider ${p.id} from ${draft.sources[p.id]}: ${p.format} ${p.baseUrl}, ${p.models.length} model(s), connection ${conns || 'none'}`;
+      }),
       ...draft.imported,
       ...Object.keys(draft.settings).map((k) => `setting ${k}`),
       ...notes,

@@ -7,7 +7,15 @@
 import { parseDocument } from 'yaml';
 import type { ComboStrategy, ConnectionConfig } from '../../../shared/contract';
 import { findPreset } from '../config/presets';
-import { DraftBuilder, type ImportDraft, ImportError, keyOf } from './draft';
+import {
+  checkBrackets,
+  checkDepth,
+  DraftBuilder,
+  type ImportDraft,
+  ImportError,
+  keyOf,
+  objectOr,
+} from './draft';
 
 /** LiteLLM provider prefixes → our presets. */
 const PREFIXES: Record<string, string> = {
@@ -89,16 +97,43 @@ function fallbacksOf(...sources: unknown[]): Map<string, string[]> {
   return out;
 }
 
-export function importLitellm(text: string): ImportDraft {
+/** The file as plain data: a syntax error names its line, an alias bomb is refused unexpanded. */
+function readYaml(text: string): unknown {
+  checkBrackets(text);
   const doc = parseDocument(text);
   const error = doc.errors[0];
+  // The parser's message may quote the token at fault (a key, say): keep only its kind.
+  const kind = (message: string) =>
+    message
+      .split('\n')[0]!
+      .split(/["']/)[0]!
+      .replace(/\s*at line \d+, column \d+:?$/, '')
+      .replace(/[\s:]+$/, '');
   if (error)
     throw new ImportError(
-      `not valid YAML: ${error.message.split('\n')[0]}`,
+      `not valid YAML: ${kind(error.message)}`,
       error.linePos?.[0].line ?? null,
     );
-  const root = doc.toJS() as Record<string, unknown> | null;
-  if (!root || typeof root !== 'object' || !Array.isArray(root.model_list)) {
+  let root: unknown;
+  try {
+    root = doc.toJS({ maxAliasCount: 100 });
+  } catch (err) {
+    if (err instanceof ReferenceError)
+      throw new ImportError(
+        /excessive alias/i.test(err.message)
+          ? 'its YAML aliases expand too far (an alias bomb): not a config file'
+          : 'a YAML alias names no anchor set before it',
+        1,
+      );
+    throw err;
+  }
+  checkDepth(root);
+  return root;
+}
+
+export function importLitellm(text: string): ImportDraft {
+  const root = objectOr(readYaml(text));
+  if (!root || !Array.isArray(root.model_list)) {
     const at = text.search(/^model_list\s*:/m);
     throw new ImportError(
       'no "model_list" list: not a LiteLLM proxy config.yaml',
@@ -109,8 +144,8 @@ export function importLitellm(text: string): ImportDraft {
   const byBase = new Map<string, string>();
   const groups = new Map<string, string[]>();
   for (const [i, raw] of root.model_list.entries()) {
-    const d = (raw ?? {}) as Deployment;
-    const params = d.litellm_params ?? {};
+    const d = (objectOr(raw) ?? {}) as Deployment;
+    const params = objectOr(d.litellm_params) ?? {};
     const name = typeof d.model_name === 'string' ? d.model_name : `model_list[${i}]`;
     const item = `model_list[${i}] ${name}`;
     const model = typeof params.model === 'string' ? params.model : '';
@@ -173,8 +208,8 @@ export function importLitellm(text: string): ImportDraft {
     if (!targets.includes(`${id}/${upstreamModel}`)) targets.push(`${id}/${upstreamModel}`);
     groups.set(name, targets);
   }
-  const router = (root.router_settings ?? {}) as Record<string, unknown>;
-  const litellm = (root.litellm_settings ?? {}) as Record<string, unknown>;
+  const router = objectOr(root.router_settings) ?? {};
+  const litellm = objectOr(root.litellm_settings) ?? {};
   const fallbacks = fallbacksOf(
     router.fallbacks,
     litellm.fallbacks,
@@ -205,7 +240,7 @@ export function importLitellm(text: string): ImportDraft {
         `router_settings.${key}`,
         'Breakwater fails over across targets and cools connections by its own resilience settings',
       );
-  const general = (root.general_settings ?? {}) as Record<string, unknown>;
+  const general = objectOr(root.general_settings) ?? {};
   if (general.master_key !== undefined)
     draft.skip('general_settings.master_key', 'create gateway keys in Breakwater instead');
   return draft.build();

@@ -8,7 +8,15 @@ import { MULTI_CALL_STRATEGIES, STRATEGIES } from '../../../shared/schema/combo'
 import { findPreset } from '../config/presets';
 import { findSetting } from '../settings/registry';
 import { flattenSettings } from '../settings/settings';
-import { DraftBuilder, type ImportDraft, ImportError, keyOf, parseJson, toId } from './draft';
+import {
+  DraftBuilder,
+  type ImportDraft,
+  ImportError,
+  keyOf,
+  objectOr,
+  parseJson,
+  toId,
+} from './draft';
 
 interface OrConnection {
   provider?: unknown;
@@ -74,8 +82,8 @@ function providerFor(
 }
 
 export function importOmniroute(text: string): ImportDraft {
-  const root = parseJson(text) as Record<string, unknown> | null;
-  if (!root || typeof root !== 'object' || !Array.isArray(root.providerConnections))
+  const root = objectOr(parseJson(text));
+  if (!root || !Array.isArray(root.providerConnections))
     throw new ImportError('no "providerConnections" list: not an OmniRoute settings export', 1);
   const nodes = new Map<string, OrNode>();
   for (const n of Array.isArray(root.providerNodes) ? (root.providerNodes as OrNode[]) : [])
@@ -83,12 +91,14 @@ export function importOmniroute(text: string): ImportDraft {
   const draft = new DraftBuilder();
   // OmniRoute's provider id (and a node's prefix) → ours, for the combos' "provider/model".
   const ids = new Map<string, string>();
-  const connections = [...(root.providerConnections as OrConnection[])].sort(
-    (a, b) => (Number(a?.priority) || 0) - (Number(b?.priority) || 0),
-  );
+  const connections: OrConnection[] = [];
+  for (const [i, c] of (root.providerConnections as unknown[]).entries())
+    if (objectOr(c)) connections.push(c as OrConnection);
+    else draft.skip(`providerConnections[${i}]`, 'not an object');
+  connections.sort((a, b) => (Number(a.priority) || 0) - (Number(b.priority) || 0));
   for (const [i, c] of connections.entries()) {
-    const provider = str(c?.provider) ?? '?';
-    const item = `providerConnections ${provider}/${str(c?.name) ?? i + 1}`;
+    const provider = str(c.provider) ?? '?';
+    const item = `providerConnections ${provider}/${str(c.name) ?? i + 1}`;
     if (c.authType !== 'apikey') {
       draft.skip(item, 'an OAuth account: sign in again in Breakwater');
       continue;
@@ -170,10 +180,8 @@ export function importOmniroute(text: string): ImportDraft {
       );
     else draft.skip(`combo ${name}`, 'no target left to route to');
   }
-  const settings =
-    root.settings && typeof root.settings === 'object'
-      ? flattenSettings(root.settings as Record<string, unknown>)
-      : {};
+  const own = objectOr(root.settings);
+  const settings = own ? flattenSettings(own) : {};
   let other = 0;
   for (const [key, value] of Object.entries(settings)) {
     const ours = [key, key.replace(/^resilience\./, '')].find((k) => findSetting(k));

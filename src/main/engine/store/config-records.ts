@@ -63,3 +63,24 @@ export function connectionRecord(
     options: { ...prev?.options, ...definedOptions(c) },
   };
 }
+
+const sameUrl = (a: string, b: string) => a.replace(/\/+$/, '') === b.replace(/\/+$/, '');
+
+/**
+ * The connections of `p` that name no secret but have one stored while the provider was at
+ * another URL: saving them would send that key (or the variable's value) to the new URL.
+ */
+export function secretsForAnotherUrl(
+  p: ProviderInput,
+  prev: ProviderRecord | undefined,
+  stored: (id: string) => ConnectionRecord | undefined,
+): string[] {
+  if (!prev || !p.connections || sameUrl(prev.baseUrl, p.baseUrl)) return [];
+  return p.connections
+    .filter((c) => c.apiKey === undefined && c.apiKeyEnv === undefined)
+    .filter((c) => {
+      const s = stored(c.id);
+      return s?.provider === p.id && (s.apiKey !== null || s.apiKeyEnv !== null);
+    })
+    .map((c) => c.id);
+}
