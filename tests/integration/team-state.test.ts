@@ -10,6 +10,26 @@ import { until } from '../support/team';
 
 const missing = redisMissing();
 
+/** A connection's health record cooling until `until`, as an instance sends it. */
+function cooling(until: number) {
+  return {
+    status: 'unavailable',
+    rateLimitedUntil: until,
+    backoffLevel: 1,
+    lastError: '429',
+    lastErrorType: 'rate_limit',
+    errorCode: null,
+    cooldownSetAt: 500,
+    refusalStreak: 0,
+    authFailures: 0,
+  };
+}
+
+const OPEN_BREAKER = {
+  state: { name: 'OPEN', failures: 3, openedAt: 1_000, resetTimeoutMs: 30_000, failedProbes: 0 },
+  history: [{ at: 1_000, from: 'CLOSED', to: 'OPEN', cause: '3 failures' }],
+};
+
 describe('choosing the backend', () => {
   const deps = { log: captureLogger(), emit() {}, clock: { now: () => 0 } };
 
@@ -75,16 +95,18 @@ describe.skipIf(missing !== null)(`Redis scripts${missing ? ` (skipped: ${missin
   });
 
   it('a cooldown only lengthens: a shorter one gets the stored one back', async () => {
-    const later = { kind: 'health' as const, id: 'c1', value: { until: 2_000 } };
+    const later = { kind: 'health' as const, id: 'c1', value: cooling(2_000) };
     a.lengthen(later, 2_000, 60_000);
     await until('B hears of it', () => seenByB.some((c) => c.id === 'c1'));
     const seenByA: SharedChange[] = [];
     a.onChange((c) => seenByA.push(c));
-    b.lengthen({ kind: 'health', id: 'c1', value: { until: 1_000 } }, 1_000, 60_000);
+    b.lengthen({ kind: 'health', id: 'c1', value: cooling(1_000) }, 1_000, 60_000);
     await until('B adopts the longer one', () =>
       seenByB.some(
         (c) =>
-          c.id === 'c1' && (c.value as { until: number }).until === 2_000 && seenByB.length > 1,
+          c.id === 'c1' &&
+          (c.value as { rateLimitedUntil: number }).rateLimitedUntil === 2_000 &&
+          seenByB.length > 1,
       ),
     );
     // A never heard of the shorter one: it was not stored, so not announced.
@@ -207,7 +229,7 @@ describe.skipIf(missing !== null)(`Redis scripts${missing ? ` (skipped: ${missin
       }),
     ).toBeNull();
     expect(await a.admitCounters([{ id: 'k:req', max: 1, ttlMs: 1_000 }])).toBeNull();
-    a.put({ kind: 'breaker', id: 'offline', value: { state: 'OPEN' } }, null);
+    a.put({ kind: 'breaker', id: 'offline', value: OPEN_BREAKER }, null);
     await redis.start();
     await until('B learns what A kept', () => seenByB.some((c) => c.id === 'offline'), 10_000);
   });

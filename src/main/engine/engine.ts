@@ -387,6 +387,7 @@ export function createEngine(opts: EngineOptions): Engine {
               metricsToken: env.BREAKWATER_METRICS_TOKEN || null,
               snapshot,
               requests: usage.metrics,
+              team: shared,
             }),
           )
         : handleProxyRequest(req, res, url, pipeline),

@@ -5,7 +5,7 @@
 
 import { randomBytes } from 'node:crypto';
 import Bottleneck from 'bottleneck';
-import { Redis, type RedisOptions } from 'ioredis';
+import { Redis, type RedisOptions, ReplyError } from 'ioredis';
 import type { TeamView } from '../../../shared/contract';
 import type { Logger } from '../logger';
 import {
@@ -22,6 +22,7 @@ import {
   type SharedPermit,
   type StateBackend,
 } from './backend';
+import { PeerIntake } from './peer-intake';
 import { RedisCounters } from './redis-counters';
 import { RedisLeases } from './redis-leases';
 import { ACQUIRE, LENGTHEN, PUT, RELEASE, RELEASE_PROBE } from './scripts';
@@ -48,16 +49,17 @@ interface ScriptClient {
   bwRelease(key: string, token: string, channel: string, scope: string): Promise<number>;
 }
 
-interface Message {
-  from: string;
-  kind: SharedChange['kind'];
-  id: string;
-  v: unknown;
-}
-
 /** Reconnection backoff: 100 ms doubling to 5 s. */
 export function reconnectDelayMs(attempt: number): number {
   return Math.min(5_000, 100 * 2 ** Math.min(Math.max(0, attempt - 1), 6));
+}
+
+/** Redis answers these when it cannot serve (loading, busy, replica, auth): an outage. */
+const UNAVAILABLE = /^(LOADING|BUSY|MASTERDOWN|READONLY|CLUSTERDOWN|TRYAGAIN|NOAUTH|WRONGPASS)\b/;
+
+/** An error answer about the data (a wrong type, a script error on a value), not an outage. */
+function isBadData(err: unknown): boolean {
+  return err instanceof ReplyError && !UNAVAILABLE.test((err as Error).message);
 }
 
 /** A semaphore waiter also looks again this often (a release message can be missed). */
@@ -84,10 +86,12 @@ export class RedisState implements StateBackend {
   private limiters: LimiterStore | null = null;
   private readonly leases: RedisLeases;
   private readonly counters: RedisCounters;
+  private readonly intake: PeerIntake;
   private seq = 0;
   private closed = false;
 
   constructor(private readonly opts: RedisStateOptions) {
+    this.intake = new PeerIntake(opts.log);
     this.changes = `${opts.keyPrefix}changes`;
     this.permits = `${opts.keyPrefix}permits`;
     this.client = new Redis(opts.url, this.clientOptions(false));
@@ -147,6 +151,10 @@ export class RedisState implements StateBackend {
     };
   }
 
+  droppedPeerRecords(): number {
+    return this.intake.dropped;
+  }
+
   view(): TeamView {
     return { backend: 'redis', status: this.status };
   }
@@ -198,29 +206,23 @@ export class RedisState implements StateBackend {
       if (keys.length === 0) continue;
       const p = this.client.pipeline();
       for (const k of keys) p.hget(k, 'v');
-      for (const [err, v] of (await p.exec()) ?? []) {
-        if (!err && typeof v === 'string') this.deliver(v, false);
-      }
+      for (const [err, v] of (await p.exec()) ?? []) if (!err) this.deliver(v, false);
     } while (cursor !== '0');
     const resend = [...this.pending.values()];
     this.pending.clear();
     for (const r of resend) r();
   }
 
-  private deliver(raw: string, own: boolean): void {
-    let m: Message;
-    try {
-      m = JSON.parse(raw) as Message;
-    } catch {
-      return;
-    }
-    if (!own && m.from === this.instance) return;
-    const change: SharedChange = { kind: m.kind, id: m.id, value: m.v };
-    for (const l of this.changeListeners) l(change);
+  private deliver(raw: unknown, own: boolean): void {
+    const m = this.intake.read(raw);
+    if (!m || (!own && m.from === this.instance)) return;
+    for (const l of this.changeListeners) l(m.change);
   }
 
+  /** A command failed: Redis is away, unless Redis answered (then what it holds is bad data). */
   private failed(err: unknown): void {
-    this.down(err instanceof Error ? err.message : String(err));
+    if (isBadData(err)) this.intake.reject(err);
+    else this.down(err instanceof Error ? err.message : String(err));
   }
 
   // ---------------------------------------------------------------- records
@@ -230,8 +232,7 @@ export class RedisState implements StateBackend {
   }
 
   private message(c: SharedChange): string {
-    const m: Message = { from: this.instance, kind: c.kind, id: c.id, v: c.value };
-    return JSON.stringify(m);
+    return JSON.stringify({ from: this.instance, kind: c.kind, id: c.id, v: c.value });
   }
 
   /** Runs a write now, or keeps it (the latest per record) for the reconnect. */
@@ -243,7 +244,8 @@ export class RedisState implements StateBackend {
       return;
     }
     send().catch((err: unknown) => {
-      this.pending.set(key, again);
+      // Kept for the reconnect only when Redis was away: a refused record would be refused again.
+      if (!isBadData(err)) this.pending.set(key, again);
       this.failed(err);
     });
   }
