@@ -78,10 +78,11 @@ describe.skipIf(missing !== null)(`Redis scripts${missing ? ` (skipped: ${missin
   let a: RedisState;
   let b: RedisState;
   const seenByB: SharedChange[] = [];
+  const log = captureLogger();
 
   beforeAll(async () => {
     redis = await startRedis();
-    const opts = { url: redis.url, keyPrefix: 'unit:', log: captureLogger() };
+    const opts = { url: redis.url, keyPrefix: 'unit:', log };
     a = new RedisState(opts);
     b = new RedisState(opts);
     b.onChange((c) => seenByB.push(c));
@@ -211,6 +212,18 @@ describe.skipIf(missing !== null)(`Redis scripts${missing ? ` (skipped: ${missin
       async () => (await a.admitCounters(other))?.admitted === false,
     );
     expect((await a.admitCounters(other))?.used[1]).toBeCloseTo(0.55);
+  });
+
+  it('a stall of Redis with the sockets open: back by probing, and what was learnt is sent', async () => {
+    const stall = redis.stall(2_500);
+    // A command during the stall times out (500 ms): this instance counts Redis as away.
+    expect(await a.probe('stalled', 1_000)).toBe('local');
+    expect(a.view().status).toBe('degraded');
+    a.put({ kind: 'breaker', id: 'during-stall', value: OPEN_BREAKER }, null);
+    await stall;
+    await until('A is back', () => a.view().status === 'connected', 5_000);
+    await until('B learns what A kept', () => seenByB.some((c) => c.id === 'during-stall'));
+    expect(log.lines.filter((l) => l.includes('team state back (Redis'))).toHaveLength(1);
   });
 
   it('fails open without Redis: no permit held, writes kept for the reconnect', async () => {

@@ -22,6 +22,7 @@ import {
   type SharedPermit,
   type StateBackend,
 } from './backend';
+import { OutageProbe } from './outage-probe';
 import { PeerIntake } from './peer-intake';
 import { RedisCounters } from './redis-counters';
 import { RedisLeases } from './redis-leases';
@@ -33,6 +34,8 @@ export interface RedisStateOptions {
   log: Logger;
   /** A command that takes longer counts as failed (a hung Redis must not hang requests). */
   commandTimeoutMs?: number;
+  /** While away with the socket open, Redis is asked (PING) this often whether it is back. */
+  probeIntervalMs?: number;
 }
 
 interface ScriptClient {
@@ -78,6 +81,9 @@ export class RedisState implements StateBackend {
   private clientReady = false;
   private subscribed = false;
   private outageLogged = false;
+  /** When the current outage began (null while connected, and before the first connect). */
+  private downSince: number | null = null;
+  private readonly outage: OutageProbe;
   private readonly changeListeners: Array<(c: SharedChange) => void> = [];
   private readonly statusListeners: Array<(v: TeamView) => void> = [];
   /** What this instance learnt while Redis was away, by record: sent again on reconnect. */
@@ -101,6 +107,11 @@ export class RedisState implements StateBackend {
     this.client.defineCommand('bwAcquire', { numberOfKeys: 1, lua: ACQUIRE });
     this.client.defineCommand('bwRelease', { numberOfKeys: 1, lua: RELEASE });
     this.scripts = this.client as unknown as ScriptClient;
+    this.outage = new OutageProbe(
+      () => this.client.ping(),
+      () => this.maybeUp(),
+      opts.probeIntervalMs ?? 1_000,
+    );
     const connected = () => this.status === 'connected';
     const failed = (err: unknown) => this.failed(err);
     this.leases = new RedisLeases(this.client, opts.keyPrefix, connected, failed);
@@ -172,8 +183,16 @@ export class RedisState implements StateBackend {
   private up(): void {
     if (this.status === 'connected') return;
     this.status = 'connected';
+    this.outage.stop();
     this.outageLogged = false;
-    this.opts.log.info('team state connected (Redis)');
+    if (this.downSince === null) this.opts.log.info('team state connected (Redis)');
+    else {
+      const s = ((Date.now() - this.downSince) / 1000).toFixed(1);
+      this.opts.log.info(
+        `team state back (Redis, unavailable for ${s} s); resending what was learnt meanwhile`,
+      );
+    }
+    this.downSince = null;
     for (const l of this.statusListeners) l(this.view());
     this.resync().catch((err: unknown) => this.down(String(err)));
   }
@@ -188,6 +207,9 @@ export class RedisState implements StateBackend {
     }
     if (this.status === 'degraded') return;
     this.status = 'degraded';
+    this.downSince = Date.now();
+    // A closed socket comes back with a `ready`; an open one that stopped answering is asked.
+    this.outage.start();
     for (const l of this.statusListeners) l(this.view());
   }
 
@@ -410,6 +432,7 @@ export class RedisState implements StateBackend {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.outage.stop();
     for (const set of this.waiters.values()) for (const w of [...set]) w();
     await this.limiters?.connection.disconnect(false);
     this.client.disconnect();
