@@ -246,4 +246,24 @@ describe.skipIf(missing !== null)(`Redis scripts${missing ? ` (skipped: ${missin
     await redis.start();
     await until('B learns what A kept', () => seenByB.some((c) => c.id === 'offline'), 10_000);
   });
+
+  it('teams split by database number do not hear each other (pub/sub ignores the number)', async () => {
+    const opts = { keyPrefix: 'unit:', log };
+    const one = new RedisState({ ...opts, url: `${redis.url}/1` });
+    const alsoOne = new RedisState({ ...opts, url: `${redis.url}?db=1` });
+    const two = new RedisState({ ...opts, url: `${redis.url}/2` });
+    const heard = { alsoOne: [] as string[], two: [] as string[] };
+    alsoOne.onChange((c) => heard.alsoOne.push(c.id));
+    two.onChange((c) => heard.two.push(c.id));
+    try {
+      const all = [one, alsoOne, two];
+      await until('all connected', () => all.every((x) => x.view().status === 'connected'));
+      one.put({ kind: 'breaker', id: 'db-one', value: OPEN_BREAKER }, null);
+      await until('the same database hears it', () => heard.alsoOne.includes('db-one'));
+      await new Promise((r) => setTimeout(r, 100));
+      expect(heard.two).toEqual([]);
+    } finally {
+      await Promise.all([one.close(), alsoOne.close(), two.close()]);
+    }
+  });
 });

@@ -22,6 +22,7 @@ import {
   type SharedPermit,
   type StateBackend,
 } from './backend';
+import { channelPrefix } from './channels';
 import { OutageProbe } from './outage-probe';
 import { PeerIntake } from './peer-intake';
 import { RedisCounters } from './redis-counters';
@@ -98,8 +99,9 @@ export class RedisState implements StateBackend {
 
   constructor(private readonly opts: RedisStateOptions) {
     this.intake = new PeerIntake(opts.log);
-    this.changes = `${opts.keyPrefix}changes`;
-    this.permits = `${opts.keyPrefix}permits`;
+    const channels = channelPrefix(opts.url, opts.keyPrefix);
+    this.changes = `${channels}changes`;
+    this.permits = `${channels}permits`;
     this.client = new Redis(opts.url, this.clientOptions(false));
     this.client.defineCommand('bwPut', { numberOfKeys: 1, lua: PUT });
     this.client.defineCommand('bwLengthen', { numberOfKeys: 1, lua: LENGTHEN });
