@@ -7,5 +7,6 @@ export type * from './contract/agents';
 export type * from './contract/bridge';
 export type * from './contract/config';
 export type * from './contract/events';
+export type * from './contract/records';
 export type * from './contract/state';
 export type * from './contract/usage';

@@ -10,6 +10,26 @@ import { until } from '../support/team';
 
 const missing = redisMissing();
 
+/** A connection's health record cooling until `until`, as an instance sends it. */
+function cooling(until: number) {
+  return {
+    status: 'unavailable',
+    rateLimitedUntil: until,
+    backoffLevel: 1,
+    lastError: '429',
+    lastErrorType: 'rate_limit',
+    errorCode: null,
+    cooldownSetAt: 500,
+    refusalStreak: 0,
+    authFailures: 0,
+  };
+}
+
+const OPEN_BREAKER = {
+  state: { name: 'OPEN', failures: 3, openedAt: 1_000, resetTimeoutMs: 30_000, failedProbes: 0 },
+  history: [{ at: 1_000, from: 'CLOSED', to: 'OPEN', cause: '3 failures' }],
+};
+
 describe('choosing the backend', () => {
   const deps = { log: captureLogger(), emit() {}, clock: { now: () => 0 } };
 
@@ -58,10 +78,11 @@ describe.skipIf(missing !== null)(`Redis scripts${missing ? ` (skipped: ${missin
   let a: RedisState;
   let b: RedisState;
   const seenByB: SharedChange[] = [];
+  const log = captureLogger();
 
   beforeAll(async () => {
     redis = await startRedis();
-    const opts = { url: redis.url, keyPrefix: 'unit:', log: captureLogger() };
+    const opts = { url: redis.url, keyPrefix: 'unit:', log };
     a = new RedisState(opts);
     b = new RedisState(opts);
     b.onChange((c) => seenByB.push(c));
@@ -75,16 +96,18 @@ describe.skipIf(missing !== null)(`Redis scripts${missing ? ` (skipped: ${missin
   });
 
   it('a cooldown only lengthens: a shorter one gets the stored one back', async () => {
-    const later = { kind: 'health' as const, id: 'c1', value: { until: 2_000 } };
+    const later = { kind: 'health' as const, id: 'c1', value: cooling(2_000) };
     a.lengthen(later, 2_000, 60_000);
     await until('B hears of it', () => seenByB.some((c) => c.id === 'c1'));
     const seenByA: SharedChange[] = [];
     a.onChange((c) => seenByA.push(c));
-    b.lengthen({ kind: 'health', id: 'c1', value: { until: 1_000 } }, 1_000, 60_000);
+    b.lengthen({ kind: 'health', id: 'c1', value: cooling(1_000) }, 1_000, 60_000);
     await until('B adopts the longer one', () =>
       seenByB.some(
         (c) =>
-          c.id === 'c1' && (c.value as { until: number }).until === 2_000 && seenByB.length > 1,
+          c.id === 'c1' &&
+          (c.value as { rateLimitedUntil: number }).rateLimitedUntil === 2_000 &&
+          seenByB.length > 1,
       ),
     );
     // A never heard of the shorter one: it was not stored, so not announced.
@@ -191,6 +214,18 @@ describe.skipIf(missing !== null)(`Redis scripts${missing ? ` (skipped: ${missin
     expect((await a.admitCounters(other))?.used[1]).toBeCloseTo(0.55);
   });
 
+  it('a stall of Redis with the sockets open: back by probing, and what was learnt is sent', async () => {
+    const stall = redis.stall(2_500);
+    // A command during the stall times out (500 ms): this instance counts Redis as away.
+    expect(await a.probe('stalled', 1_000)).toBe('local');
+    expect(a.view().status).toBe('degraded');
+    a.put({ kind: 'breaker', id: 'during-stall', value: OPEN_BREAKER }, null);
+    await stall;
+    await until('A is back', () => a.view().status === 'connected', 5_000);
+    await until('B learns what A kept', () => seenByB.some((c) => c.id === 'during-stall'));
+    expect(log.lines.filter((l) => l.includes('team state back (Redis'))).toHaveLength(1);
+  });
+
   it('fails open without Redis: no permit held, writes kept for the reconnect', async () => {
     await redis.stop();
     await until('degraded', () => a.view().status === 'degraded');
@@ -207,8 +242,28 @@ describe.skipIf(missing !== null)(`Redis scripts${missing ? ` (skipped: ${missin
       }),
     ).toBeNull();
     expect(await a.admitCounters([{ id: 'k:req', max: 1, ttlMs: 1_000 }])).toBeNull();
-    a.put({ kind: 'breaker', id: 'offline', value: { state: 'OPEN' } }, null);
+    a.put({ kind: 'breaker', id: 'offline', value: OPEN_BREAKER }, null);
     await redis.start();
     await until('B learns what A kept', () => seenByB.some((c) => c.id === 'offline'), 10_000);
+  });
+
+  it('teams split by database number do not hear each other (pub/sub ignores the number)', async () => {
+    const opts = { keyPrefix: 'unit:', log };
+    const one = new RedisState({ ...opts, url: `${redis.url}/1` });
+    const alsoOne = new RedisState({ ...opts, url: `${redis.url}?db=1` });
+    const two = new RedisState({ ...opts, url: `${redis.url}/2` });
+    const heard = { alsoOne: [] as string[], two: [] as string[] };
+    alsoOne.onChange((c) => heard.alsoOne.push(c.id));
+    two.onChange((c) => heard.two.push(c.id));
+    try {
+      const all = [one, alsoOne, two];
+      await until('all connected', () => all.every((x) => x.view().status === 'connected'));
+      one.put({ kind: 'breaker', id: 'db-one', value: OPEN_BREAKER }, null);
+      await until('the same database hears it', () => heard.alsoOne.includes('db-one'));
+      await new Promise((r) => setTimeout(r, 100));
+      expect(heard.two).toEqual([]);
+    } finally {
+      await Promise.all([one.close(), alsoOne.close(), two.close()]);
+    }
   });
 });

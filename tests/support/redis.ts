@@ -20,6 +20,8 @@ export interface TestRedis {
   stop(): Promise<void>;
   /** Starts it again on the same port, empty. */
   start(): Promise<void>;
+  /** Freezes the server for `ms` (SIGSTOP, then SIGCONT): a stall, every socket kept open. */
+  stall(ms: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -44,6 +46,13 @@ export async function startRedis(): Promise<TestRedis> {
     port,
     stop,
     start,
+    async stall(ms: number) {
+      const c = child;
+      if (!c) return;
+      c.kill('SIGSTOP');
+      await new Promise((r) => setTimeout(r, ms));
+      c.kill('SIGCONT');
+    },
     async close() {
       await stop();
       rmSync(dir, { recursive: true, force: true });

@@ -17,6 +17,7 @@ export interface MetricsDeps {
   metricsToken: string | null;
   snapshot(): Snapshot;
   requests: RequestMetrics;
+  team: { droppedPeerRecords(): number };
 }
 
 const BREAKER_STATES: readonly BreakerStateName[] = ['CLOSED', 'DEGRADED', 'OPEN', 'HALF_OPEN'];
@@ -27,7 +28,7 @@ export function handleMetrics(req: IncomingMessage, res: ServerResponse, deps: M
     sendAdminError(res, refusal.status, refusal.code, refusal.message);
     return;
   }
-  const body = deps.requests.text() + stateText(deps.snapshot());
+  const body = deps.requests.text() + stateText(deps.snapshot()) + teamText(deps.team);
   res.writeHead(200, {
     'content-type': 'text/plain; version=0.0.4; charset=utf-8',
     'content-length': Buffer.byteLength(body),
@@ -64,6 +65,15 @@ function refusalOf(
     };
   }
   return null;
+}
+
+function teamText(team: MetricsDeps['team']): string {
+  return family(
+    'breakwater_team_peer_records_dropped_total',
+    'Records other team instances wrote to Redis that did not parse and were ignored.',
+    'counter',
+    [{ labels: {}, value: team.droppedPeerRecords() }],
+  );
 }
 
 /** Gauges of the engine's state at scrape time: breakers, connections, queues, lockouts. */

@@ -81,6 +81,8 @@ export interface CountersAnswer {
 export interface StateBackend {
   readonly kind: 'local' | 'redis';
   view(): TeamView;
+  /** What other instances wrote that did not parse and was dropped (a counter since start). */
+  droppedPeerRecords(): number;
   /** Changes other instances made (never this one's own), applied to the local mirror. */
   onChange(listener: (c: SharedChange) => void): void;
   onStatus(listener: (v: TeamView) => void): void;
@@ -128,6 +130,7 @@ const LOCAL_VIEW: TeamView = Object.freeze({ backend: 'local', status: 'connecte
 export const LOCAL_STATE: StateBackend = Object.freeze({
   kind: 'local',
   view: () => LOCAL_VIEW,
+  droppedPeerRecords: () => 0,
   onChange() {},
   onStatus() {},
   put() {},

@@ -5,7 +5,7 @@
 
 import { randomBytes } from 'node:crypto';
 import Bottleneck from 'bottleneck';
-import { Redis, type RedisOptions } from 'ioredis';
+import { Redis, type RedisOptions, ReplyError } from 'ioredis';
 import type { TeamView } from '../../../shared/contract';
 import type { Logger } from '../logger';
 import {
@@ -22,6 +22,9 @@ import {
   type SharedPermit,
   type StateBackend,
 } from './backend';
+import { channelPrefix } from './channels';
+import { OutageProbe } from './outage-probe';
+import { PeerIntake } from './peer-intake';
 import { RedisCounters } from './redis-counters';
 import { RedisLeases } from './redis-leases';
 import { ACQUIRE, LENGTHEN, PUT, RELEASE, RELEASE_PROBE } from './scripts';
@@ -32,6 +35,8 @@ export interface RedisStateOptions {
   log: Logger;
   /** A command that takes longer counts as failed (a hung Redis must not hang requests). */
   commandTimeoutMs?: number;
+  /** While away with the socket open, Redis is asked (PING) this often whether it is back. */
+  probeIntervalMs?: number;
 }
 
 interface ScriptClient {
@@ -48,16 +53,17 @@ interface ScriptClient {
   bwRelease(key: string, token: string, channel: string, scope: string): Promise<number>;
 }
 
-interface Message {
-  from: string;
-  kind: SharedChange['kind'];
-  id: string;
-  v: unknown;
-}
-
 /** Reconnection backoff: 100 ms doubling to 5 s. */
 export function reconnectDelayMs(attempt: number): number {
   return Math.min(5_000, 100 * 2 ** Math.min(Math.max(0, attempt - 1), 6));
+}
+
+/** Redis answers these when it cannot serve (loading, busy, replica, auth): an outage. */
+const UNAVAILABLE = /^(LOADING|BUSY|MASTERDOWN|READONLY|CLUSTERDOWN|TRYAGAIN|NOAUTH|WRONGPASS)\b/;
+
+/** An error answer about the data (a wrong type, a script error on a value), not an outage. */
+function isBadData(err: unknown): boolean {
+  return err instanceof ReplyError && !UNAVAILABLE.test((err as Error).message);
 }
 
 /** A semaphore waiter also looks again this often (a release message can be missed). */
@@ -76,6 +82,9 @@ export class RedisState implements StateBackend {
   private clientReady = false;
   private subscribed = false;
   private outageLogged = false;
+  /** When the current outage began (null while connected, and before the first connect). */
+  private downSince: number | null = null;
+  private readonly outage: OutageProbe;
   private readonly changeListeners: Array<(c: SharedChange) => void> = [];
   private readonly statusListeners: Array<(v: TeamView) => void> = [];
   /** What this instance learnt while Redis was away, by record: sent again on reconnect. */
@@ -84,12 +93,15 @@ export class RedisState implements StateBackend {
   private limiters: LimiterStore | null = null;
   private readonly leases: RedisLeases;
   private readonly counters: RedisCounters;
+  private readonly intake: PeerIntake;
   private seq = 0;
   private closed = false;
 
   constructor(private readonly opts: RedisStateOptions) {
-    this.changes = `${opts.keyPrefix}changes`;
-    this.permits = `${opts.keyPrefix}permits`;
+    this.intake = new PeerIntake(opts.log);
+    const channels = channelPrefix(opts.url, opts.keyPrefix);
+    this.changes = `${channels}changes`;
+    this.permits = `${channels}permits`;
     this.client = new Redis(opts.url, this.clientOptions(false));
     this.client.defineCommand('bwPut', { numberOfKeys: 1, lua: PUT });
     this.client.defineCommand('bwLengthen', { numberOfKeys: 1, lua: LENGTHEN });
@@ -97,6 +109,11 @@ export class RedisState implements StateBackend {
     this.client.defineCommand('bwAcquire', { numberOfKeys: 1, lua: ACQUIRE });
     this.client.defineCommand('bwRelease', { numberOfKeys: 1, lua: RELEASE });
     this.scripts = this.client as unknown as ScriptClient;
+    this.outage = new OutageProbe(
+      () => this.client.ping(),
+      () => this.maybeUp(),
+      opts.probeIntervalMs ?? 1_000,
+    );
     const connected = () => this.status === 'connected';
     const failed = (err: unknown) => this.failed(err);
     this.leases = new RedisLeases(this.client, opts.keyPrefix, connected, failed);
@@ -147,6 +164,10 @@ export class RedisState implements StateBackend {
     };
   }
 
+  droppedPeerRecords(): number {
+    return this.intake.dropped;
+  }
+
   view(): TeamView {
     return { backend: 'redis', status: this.status };
   }
@@ -164,8 +185,16 @@ export class RedisState implements StateBackend {
   private up(): void {
     if (this.status === 'connected') return;
     this.status = 'connected';
+    this.outage.stop();
     this.outageLogged = false;
-    this.opts.log.info('team state connected (Redis)');
+    if (this.downSince === null) this.opts.log.info('team state connected (Redis)');
+    else {
+      const s = ((Date.now() - this.downSince) / 1000).toFixed(1);
+      this.opts.log.info(
+        `team state back (Redis, unavailable for ${s} s); resending what was learnt meanwhile`,
+      );
+    }
+    this.downSince = null;
     for (const l of this.statusListeners) l(this.view());
     this.resync().catch((err: unknown) => this.down(String(err)));
   }
@@ -180,6 +209,9 @@ export class RedisState implements StateBackend {
     }
     if (this.status === 'degraded') return;
     this.status = 'degraded';
+    this.downSince = Date.now();
+    // A closed socket comes back with a `ready`; an open one that stopped answering is asked.
+    this.outage.start();
     for (const l of this.statusListeners) l(this.view());
   }
 
@@ -198,29 +230,23 @@ export class RedisState implements StateBackend {
       if (keys.length === 0) continue;
       const p = this.client.pipeline();
       for (const k of keys) p.hget(k, 'v');
-      for (const [err, v] of (await p.exec()) ?? []) {
-        if (!err && typeof v === 'string') this.deliver(v, false);
-      }
+      for (const [err, v] of (await p.exec()) ?? []) if (!err) this.deliver(v, false);
     } while (cursor !== '0');
     const resend = [...this.pending.values()];
     this.pending.clear();
     for (const r of resend) r();
   }
 
-  private deliver(raw: string, own: boolean): void {
-    let m: Message;
-    try {
-      m = JSON.parse(raw) as Message;
-    } catch {
-      return;
-    }
-    if (!own && m.from === this.instance) return;
-    const change: SharedChange = { kind: m.kind, id: m.id, value: m.v };
-    for (const l of this.changeListeners) l(change);
+  private deliver(raw: unknown, own: boolean): void {
+    const m = this.intake.read(raw);
+    if (!m || (!own && m.from === this.instance)) return;
+    for (const l of this.changeListeners) l(m.change);
   }
 
+  /** A command failed: Redis is away, unless Redis answered (then what it holds is bad data). */
   private failed(err: unknown): void {
-    this.down(err instanceof Error ? err.message : String(err));
+    if (isBadData(err)) this.intake.reject(err);
+    else this.down(err instanceof Error ? err.message : String(err));
   }
 
   // ---------------------------------------------------------------- records
@@ -230,8 +256,7 @@ export class RedisState implements StateBackend {
   }
 
   private message(c: SharedChange): string {
-    const m: Message = { from: this.instance, kind: c.kind, id: c.id, v: c.value };
-    return JSON.stringify(m);
+    return JSON.stringify({ from: this.instance, kind: c.kind, id: c.id, v: c.value });
   }
 
   /** Runs a write now, or keeps it (the latest per record) for the reconnect. */
@@ -243,7 +268,8 @@ export class RedisState implements StateBackend {
       return;
     }
     send().catch((err: unknown) => {
-      this.pending.set(key, again);
+      // Kept for the reconnect only when Redis was away: a refused record would be refused again.
+      if (!isBadData(err)) this.pending.set(key, again);
       this.failed(err);
     });
   }
@@ -408,6 +434,7 @@ export class RedisState implements StateBackend {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.outage.stop();
     for (const set of this.waiters.values()) for (const w of [...set]) w();
     await this.limiters?.connection.disconnect(false);
     this.client.disconnect();

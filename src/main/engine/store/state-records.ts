@@ -1,88 +1,13 @@
 // The resilience state as it is persisted: the store saves and loads these shapes, and the
-// resilience mechanisms (which sit above the store) own their behaviour.
-import type { BreakerTransition, LeaseStateName, LockoutScope } from '../../../shared/contract';
-
-/** One union, data per state. */
-export type BreakerState =
-  | { name: 'CLOSED'; failures: number }
-  | { name: 'DEGRADED'; failures: number }
-  | {
-      name: 'OPEN';
-      failures: number;
-      openedAt: number;
-      resetTimeoutMs: number;
-      failedProbes: number;
-    }
-  | {
-      name: 'HALF_OPEN';
-      failures: number;
-      resetTimeoutMs: number;
-      failedProbes: number;
-      /** When the probe in flight stops blocking others; null when no probe is out. */
-      probeUntil: number | null;
-    };
-
-export interface BreakerSnapshot {
-  state: BreakerState;
-  history: BreakerTransition[];
-}
-
-export type TerminalStatus = 'banned' | 'expired' | 'credits_exhausted';
-
-/** Per-connection state of RESILIENCE.md §2, persisted as is. */
-export interface ConnectionHealth {
-  status: 'active' | 'unavailable' | TerminalStatus;
-  rateLimitedUntil: number | null;
-  backoffLevel: number;
-  lastError: string | null;
-  lastErrorType: string | null;
-  errorCode: string | null;
-  /** When the current cooldown was set (herd guard: failures of requests started before it). */
-  cooldownSetAt: number | null;
-  /** Consecutive upstream refusals of single requests (3 → banned). */
-  refusalStreak: number;
-  /** Consecutive expired-credential failures (3 → expired). */
-  authFailures: number;
-}
-
-export interface LockoutEntry {
-  key: string;
-  provider: string;
-  connection: string;
-  /** The model that failed (for a family key, the member that triggered it). */
-  model: string;
-  /** Family name for `family` scope, otherwise the model. */
-  subject: string;
-  scope: LockoutScope;
-  reason: string;
-  failureCount: number;
-  expiresAt: number;
-}
-
-/** Why a lease stopped being ACTIVE. */
-export type EndReason =
-  | 'released'
-  | 'released_by_operator'
-  | 'ttl_elapsed'
-  | 'superseded'
-  | 'key_revoked'
-  | 'connection_not_allowed'
-  | 'connection_removed';
-
-/** The state with its data: only ended leases carry when and why they ended. */
-export type LeaseStatus =
-  | { name: 'ACTIVE' }
-  | { name: Exclude<LeaseStateName, 'ACTIVE'>; endedAt: number; reason: EndReason };
-
-export interface Lease {
-  /** Row id; 0 before the store assigned one. */
-  id: number;
-  ownerHash: string;
-  /** Name of the gateway API key that acquired it: the fence is bound to it. */
-  keyName: string;
-  connection: string;
-  generation: number;
-  acquiredAt: number;
-  expiresAt: number;
-  status: LeaseStatus;
-}
+// resilience mechanisms (which sit above the store) own their behaviour. The shapes themselves are
+// shared (team instances send them to each other), so they live in the contract.
+export type {
+  BreakerSnapshot,
+  BreakerState,
+  ConnectionHealth,
+  EndReason,
+  Lease,
+  LeaseStatus,
+  LockoutEntry,
+  TerminalStatus,
+} from '../../../shared/contract';
