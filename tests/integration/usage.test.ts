@@ -196,6 +196,10 @@ describe('usage accounting through the gateway', () => {
       ['since=yesterday', 'since'],
       ['step=5s', 'step'],
       ['since=30d&step=1m', 'step'],
+      // Issue 27: a zero window or step is no query at all (a zero step divided by zero).
+      ['since=0m&step=0m', 'since'],
+      ['since=1h&step=0m', 'step'],
+      ['since=0d', 'since'],
     ]) {
       const res = await gw.admin(`/api/usage?${q}`);
       expect(res.status).toBe(400);
