@@ -81,7 +81,7 @@ const CASES: {
     send: () => openai.chat.completions.create({ model: 'oa/gpt-test', messages }),
   },
   {
-    name: 'Chat, streamed without include_usage',
+    name: 'Chat, streamed with include_usage',
     model: 'gpt-test',
     input: 102,
     output: 12,
