@@ -79,6 +79,26 @@ describe('changing the port and host while serving', () => {
     );
   });
 
+  it('two moves at once run one after the other and leave one listener, the one shown (issue 27)', async () => {
+    gw = await startGateway();
+    const g = gw;
+    const oldUrl = g.url;
+    const [a, b] = [await freePort(), await freePort()];
+    // Started in the same tick (over HTTP the second body may arrive after the first move is done).
+    const [ra, rb] = await Promise.all([
+      g.engine.actions.setGatewayAddress({ port: a }),
+      g.engine.actions.setGatewayAddress({ port: b }),
+    ]);
+    expect([ra.ok, rb.ok]).toEqual([true, true]);
+    // Serialised: the second move starts from where the first one left the gateway.
+    const shown = g.engine.snapshot().gateway.port;
+    expect(shown).toBe(b);
+    expect((await chat(`http://127.0.0.1:${b}`)).status).toBe(200);
+    for (const gone of [oldUrl, `http://127.0.0.1:${a}`]) {
+      await expect(fetch(`${gone}/api/health`)).rejects.toThrow();
+    }
+  });
+
   it('a taken port: a clear error, and the old listener keeps serving', async () => {
     gw = await startGateway();
     const port = await takenPort();

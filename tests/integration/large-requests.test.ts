@@ -61,7 +61,10 @@ describe('agent-sized requests (96 KB and more)', () => {
     });
     expect(res.headers.get('content-type')).toContain('text/event-stream');
     expect((await res.text()).trimEnd().endsWith('data: [DONE]')).toBe(true);
-    expect(gw.primary.requests[0]!.rawBody).toBe(sent);
+    // The client's bytes, with only the ask for usage put in front (issue 27: usage is counted).
+    expect(gw.primary.requests[0]!.rawBody).toBe(
+      `{"stream_options":{"include_usage":true},${sent.slice(1)}`,
+    );
     // Read as a streaming request by the gateway too, not only passed on as one.
     expect(gw.primary.requests[0]!.headers.accept).toBe('text/event-stream');
   });

@@ -1,7 +1,8 @@
 import type { AddressInfo } from 'node:net';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGatewayServer, type GatewayServer } from '../../src/main/engine/proxy/server';
-import { captureLogger } from '../support/gateway';
+import { captureLogger, startGateway, type TestGateway } from '../support/gateway';
 
 // An error nothing handled is logged with the request's path only: a Gemini client puts the
 // gateway key in the query (`?key=`), which must not reach the log file.
@@ -39,5 +40,36 @@ describe('the log line of an unhandled error', () => {
       'POST /v1beta/models/gemini-2.5-pro:generateContent: Error: a stage bug',
     );
     expect(log.lines.join('\n')).not.toContain('bw-secret-gateway-key');
+  });
+});
+
+describe('issue 27: a client that drops its upload', () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startGateway();
+  });
+  afterAll(() => gw.close());
+
+  it('is a client abort, logged below error level and counted, not an unhandled error', async () => {
+    const { port } = new URL(gw.url);
+    const head = 'host: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n';
+    for (const start of [
+      'POST /v1/chat/completions HTTP/1.1\r\n',
+      `POST /api/gateway/address HTTP/1.1\r\nauthorization: Bearer ${gw.engine.adminToken}\r\n`,
+    ]) {
+      const s = connect(Number(port), '127.0.0.1');
+      await new Promise((r) => s.once('connect', r));
+      s.write(`${start}${head}\r\n{"model":"coder",`);
+      await new Promise((r) => setTimeout(r, 100));
+      s.destroy();
+    }
+    await new Promise((r) => setTimeout(r, 200));
+    const lines = gw.log.lines;
+    expect(lines.filter((l) => l.startsWith('error') || l.startsWith('warn'))).toEqual([]);
+    expect(lines.some((l) => /^(debug|info) client closed .* upload/.test(l))).toBe(true);
+    const metrics = await (await gw.admin('/metrics')).text();
+    expect(metrics).toMatch(/breakwater_request_errors_total\{class="client_abort"\} 1/);
+    // The gateway serves on.
+    expect((await gw.admin('/api/health')).status).toBe(200);
   });
 });

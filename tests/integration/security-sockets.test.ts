@@ -154,3 +154,74 @@ describe('defect 2 and 8 on the real gateway: default timeouts, parse errors in 
     expect((await fetch(`${gw.url}/api/health`)).status).toBe(200);
   });
 });
+
+describe('issue 27: slow headers are cut per socket, however many arrive together', () => {
+  const HEADERS_MS = 1500;
+  let gs: GatewayServer;
+  let port: number;
+  beforeAll(async () => {
+    gs = createGatewayServer({
+      host: '127.0.0.1',
+      matchKey: () => null,
+      log: captureLogger(),
+      limits: { headersTimeoutMs: HEADERS_MS, requestTimeoutMs: 60_000, socketsPerAddress: 100 },
+      async proxy(_req, res) {
+        res.end('{}');
+      },
+      async admin(_req, res) {
+        res.end('{}');
+      },
+    });
+    port = await gs.listen('127.0.0.1', 0);
+  });
+  afterAll(() => gs.close(0));
+
+  /**
+   * `n` sockets opened at once, each silent for a second and then sending a header line every
+   * 2 s: the header phase is bounded from the connection, by the gateway's own timer per socket
+   * (Node's periodic check counts from the first byte, and was seen to miss sockets that arrive
+   * together).
+   */
+  async function trickle(n: number): Promise<{ text: string; ms: number }[]> {
+    return Promise.all(
+      Array.from({ length: n }, async () => {
+        const opened = Date.now();
+        const s = await open(port);
+        const answer = readAll(s, HEADERS_MS + 4000);
+        const first = setTimeout(
+          () => s.write('GET /v1/models HTTP/1.1\r\nhost: 127.0.0.1\r\n'),
+          1000,
+        );
+        const lines = setInterval(() => s.writable && s.write('x-a: b\r\n'), 2000);
+        const text = await answer;
+        clearTimeout(first);
+        clearInterval(lines);
+        return { text, ms: Date.now() - opened };
+      }),
+    );
+  }
+
+  for (const n of [2, 20]) {
+    it(`${n} sockets trickling headers together are each answered 408 and closed in time`, async () => {
+      for (const { text, ms } of await trickle(n)) {
+        expect(text).toMatch(/^HTTP\/1\.1 408/);
+        expect(text).toContain('"code":"request_timeout"');
+        expect(text).not.toContain('(open)');
+        expect(ms).toBeLessThan(HEADERS_MS + 600);
+      }
+    });
+  }
+
+  it('a socket that never sends a byte is cut in time too; a prompt request is served', async () => {
+    const opened = Date.now();
+    const silent = await open(port);
+    const answer = readAll(silent, HEADERS_MS + 4000);
+    const prompt = await raw(
+      port,
+      'GET /v1/models HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\n\r\n',
+    );
+    expect(prompt.status).toBe(200);
+    expect(await answer).toMatch(/^HTTP\/1\.1 408/);
+    expect(Date.now() - opened).toBeLessThan(HEADERS_MS + 600);
+  });
+});

@@ -81,7 +81,7 @@ const CASES: {
     send: () => openai.chat.completions.create({ model: 'oa/gpt-test', messages }),
   },
   {
-    name: 'Chat, streamed without include_usage',
+    name: 'Chat, streamed with include_usage',
     model: 'gpt-test',
     input: 102,
     output: 12,
@@ -196,6 +196,10 @@ describe('usage accounting through the gateway', () => {
       ['since=yesterday', 'since'],
       ['step=5s', 'step'],
       ['since=30d&step=1m', 'step'],
+      // Issue 27: a zero window or step is no query at all (a zero step divided by zero).
+      ['since=0m&step=0m', 'since'],
+      ['since=1h&step=0m', 'step'],
+      ['since=0d', 'since'],
     ]) {
       const res = await gw.admin(`/api/usage?${q}`);
       expect(res.status).toBe(400);

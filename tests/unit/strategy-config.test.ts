@@ -211,6 +211,12 @@ describe('combos: strategies, weighted targets and options', () => {
         'x.options.panel',
         /not an option of pipeline \(its options: contextEditing\)/,
       ],
+      // Issue 27: a pipeline makes one upstream call per target, each paid, in sequence.
+      [
+        { strategy: 'pipeline', targets: Array.from({ length: 9 }, (_, i) => `p/m${i}`) },
+        'x.targets',
+        /a pipeline runs at most 8 steps/,
+      ],
     ];
     for (const [combo, field, reason] of cases) {
       const err = rejection(() => validateCombo({ name: 'c', ...(combo as object) }, 'x'));

@@ -53,6 +53,8 @@ export const MULTI_CALL_STRATEGIES: readonly ComboStrategy[] = [
 
 /** A fusion panel this large would be a fan-out attack on the user's own quota. */
 export const MAX_PANEL = 8;
+/** Pipeline steps: each is a paid upstream call, made one after the other. */
+export const MAX_PIPELINE_STEPS = 8;
 
 const AUTO_WEIGHTS = ['health', 'latency', 'errorRate', 'cost', 'headroom'] as const;
 const MAX_WEIGHT = 1_000_000;
@@ -206,6 +208,12 @@ export function validateCombo(value: unknown, field: string): ComboConfig {
   }
   if (!fusion && targets.length === 0) {
     throw new ValidationError(`${field}.targets`, 'must not be empty');
+  }
+  if (strategy === 'pipeline' && targets.length > MAX_PIPELINE_STEPS) {
+    throw new ValidationError(
+      `${field}.targets`,
+      `a pipeline runs at most ${MAX_PIPELINE_STEPS} steps (one paid upstream call each), not ${targets.length}`,
+    );
   }
   if (strategy === 'weighted' && targets.every((t) => weightOf(t) === 0)) {
     throw new ValidationError(`${field}.targets`, 'weighted needs at least one weight above 0');

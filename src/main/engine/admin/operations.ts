@@ -14,7 +14,7 @@ import type { Logger } from '../logger';
 import type { ShapeRepairs } from '../resilience/shape';
 import { VERSION } from '../version';
 import { AddressError } from '../wire/address-error';
-import { BodyTooLargeError } from '../wire/body';
+import { BodyAbortedError, BodyTooLargeError } from '../wire/body';
 import { type AdminService, ConflictError, NotFoundError } from './service';
 
 export interface AdminOperations {
@@ -62,6 +62,11 @@ export function adminError(err: unknown, log: Logger, what: string): AdminError 
   if (err instanceof AddressError)
     return new AdminError(err.status, err.code, err.message, err.field);
   if (err instanceof BodyTooLargeError) return new AdminError(413, 'body_too_large', err.message);
+  // Nobody is left to read the answer; not the gateway's failure.
+  if (err instanceof BodyAbortedError) {
+    log.debug(`admin: ${what}: ${err.message}`);
+    return new AdminError(400, 'client_aborted', err.message);
+  }
   log.error(`admin: ${what} failed: ${(err as Error).stack ?? String(err)}`);
   return new AdminError(500, 'internal_error', 'internal error; see the gateway log');
 }

@@ -29,6 +29,7 @@ export function buildPipeline(parts: EngineParts, inputs: PipelineInputs): Pipel
     maxBodyBytes: inputs.maxBodyBytes,
     startedAt: status.startedAt,
     paused: () => status.paused,
+    uploadAborted: () => usage.metrics.clientAbort(),
     ...(inputs.uiDir ? { ui: createUiHandler(inputs.uiDir) } : {}),
     ...pipelineSettings(settings),
     shape: { repairs: parts.shapeRepairs, ...shapeSettings(settings) },

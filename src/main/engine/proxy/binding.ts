@@ -118,39 +118,51 @@ export interface Binding {
 
 export function createBinding(opts: BindingOptions): Binding {
   let info = infoOf(opts.start.host, opts.start.port);
+  // Binds one at a time: two moves in flight would both replace the same listener, and the first
+  // new one would serve on, unseen, after the second took its place. A move also reads the
+  // address it starts from (an omitted field is kept), which must be where the last one left it.
+  let last: Promise<unknown> = Promise.resolve();
+  const inTurn = <T>(job: () => Promise<T>): Promise<T> => {
+    const turn = last.then(job, job);
+    last = turn.catch(() => {});
+    return turn;
+  };
 
   return {
     info: () => info,
-    async listen(port = opts.start.port) {
-      info = infoOf(info.host, await opts.server.listen(info.host, port));
-      return info;
-    },
-    async move(input) {
-      const next = validateAddress(input, info);
-      const refusal = bindRefusal(next.host, opts.liveKeys());
-      if (refusal) {
-        throw new AddressError(
-          400,
-          'gateway_keys_required',
-          `${refusal} (create one on the Usage page first)`,
-          'host',
-        );
-      }
-      if (next.host === info.host && next.port === info.port) return info;
-      let port: number;
-      try {
-        port = await opts.server.listen(next.host, next.port);
-      } catch (err) {
-        throw addressError(err as NodeJS.ErrnoException, next, info);
-      }
-      const from = info.baseUrl;
-      info = infoOf(next.host, port);
-      opts.settings.set(SAVED_ADDRESS, { ...next, over: opts.file });
-      opts.log.info(`Breakwater listening on ${info.baseUrl} (moved from ${from})`);
-      opts.onMoved(info, from);
-      return info;
-    },
+    listen: (port = opts.start.port) =>
+      inTurn(async () => {
+        info = infoOf(info.host, await opts.server.listen(info.host, port));
+        return info;
+      }),
+    move: (input) => inTurn(() => moveTo(input)),
   };
+
+  async function moveTo(input: unknown): Promise<ListenInfo> {
+    const next = validateAddress(input, info);
+    const refusal = bindRefusal(next.host, opts.liveKeys());
+    if (refusal) {
+      throw new AddressError(
+        400,
+        'gateway_keys_required',
+        `${refusal} (create one on the Usage page first)`,
+        'host',
+      );
+    }
+    if (next.host === info.host && next.port === info.port) return info;
+    let port: number;
+    try {
+      port = await opts.server.listen(next.host, next.port);
+    } catch (err) {
+      throw addressError(err as NodeJS.ErrnoException, next, info);
+    }
+    const from = info.baseUrl;
+    info = infoOf(next.host, port);
+    opts.settings.set(SAVED_ADDRESS, { ...next, over: opts.file });
+    opts.log.info(`Breakwater listening on ${info.baseUrl} (moved from ${from})`);
+    opts.onMoved(info, from);
+    return info;
+  }
 }
 
 function addressError(

@@ -58,6 +58,8 @@ export function createGatewayServer(deps: ServerDeps): GatewayServer {
   let inFlight = 0;
   const sockets = new Set<Socket>();
   const idle = new Map<Socket, boolean>();
+  /** Each socket's bound on its first request's header phase, cleared when the request is in. */
+  const headerTimers = new Map<Socket, NodeJS.Timeout>();
   let closing = false;
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -93,6 +95,7 @@ export function createGatewayServer(deps: ServerDeps): GatewayServer {
       const tracked = !(req.url?.startsWith('/api/') || req.url?.startsWith('/ui'));
       if (tracked) inFlight++;
       idle.set(req.socket, false);
+      clearTimeout(headerTimers.get(req.socket));
       res.once('close', () => {
         if (tracked) inFlight--;
         // A socket that closed under its answer is gone from `sockets` already: putting it back
@@ -129,9 +132,12 @@ export function createGatewayServer(deps: ServerDeps): GatewayServer {
       }
       sockets.add(socket);
       idle.set(socket, true);
+      headerTimers.set(socket, cutSlowHeaders(socket, limits.headersTimeoutMs));
       socket.once('close', () => {
         sockets.delete(socket);
         idle.delete(socket);
+        clearTimeout(headerTimers.get(socket));
+        headerTimers.delete(socket);
       });
     });
     server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
@@ -192,6 +198,23 @@ export function createGatewayServer(deps: ServerDeps): GatewayServer {
       await closed;
     },
   };
+}
+
+/**
+ * Cuts a socket whose first request's headers are not in `ms` after it connected. Node's own
+ * `headersTimeout` check runs on a shared interval, counts from the first byte, and was seen to
+ * leave sockets that arrived together open for good (issue 27); this timer is the socket's own.
+ */
+function cutSlowHeaders(socket: Socket, ms: number): NodeJS.Timeout {
+  const timer = setTimeout(() => {
+    if (socket.writable && !answerStarted(socket)) {
+      endWithError(socket, clientErrorFor('ERR_HTTP_REQUEST_TIMEOUT'));
+    }
+    // A client that holds its half of the connection open must not keep it.
+    socket.destroySoon();
+  }, ms);
+  timer.unref();
+  return timer;
 }
 
 function bind(server: Server, host: string, port: number): Promise<Server> {

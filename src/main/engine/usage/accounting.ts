@@ -38,6 +38,7 @@ export interface SampleInput {
   usage: Usage;
   status: number;
   bytesIn: number;
+  /** The answer's bytes for an estimate: of a Chat stream, those of its content. */
   bytesOut: number;
   /** `count_tokens` counts tokens without spending any. */
   countOnly: boolean;

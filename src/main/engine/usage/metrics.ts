@@ -91,6 +91,9 @@ const TOKEN_KINDS = [
   ['reasoning', 'reasoningTokens'],
 ] as const;
 
+/** The error class of a request its client left (as `markClientAbort` records it). */
+const CLIENT_ABORT = 'client_abort';
+
 /** What a scrape needs of one answered request. */
 export interface ObservedRequest {
   status: number;
@@ -124,6 +127,11 @@ export class RequestMetrics {
       }
     }
     if (s.costUsd) this.cost.add({ provider, model: s.model }, pm, s.costUsd);
+  }
+
+  /** A request its client gave up on before it was in (no log row, so not `observe`d). */
+  clientAbort(): void {
+    this.errors.add({ class: CLIENT_ABORT }, CLIENT_ABORT, 1);
   }
 
   text(): string {

@@ -52,10 +52,14 @@ export class UsageQueryError extends Error {
   }
 }
 
-/** `30m`, `1h`, `7d` as milliseconds; null when it is not such a duration. */
+/**
+ * `30m`, `1h`, `7d` as milliseconds; null when it is not such a duration. Zero is none: a zero
+ * window holds nothing and a zero step divides by zero.
+ */
 export function durationMs(text: string): number | null {
   const m = /^(\d{1,6})([mhd])$/.exec(text.trim());
-  return m ? Number(m[1]) * UNIT_MS[m[2]!]! : null;
+  const ms = m ? Number(m[1]) * UNIT_MS[m[2]!]! : 0;
+  return ms > 0 ? ms : null;
 }
 
 export class UsageService {

@@ -46,7 +46,9 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
       chunks.push(chunk);
     };
     const onEnd = () => finish(null);
-    const onError = (e: Error) => finish(e);
+    // The request stream fails only when its connection does (Node's `aborted`, a reset): the
+    // client went away mid-upload, like a close.
+    const onError = () => finish(new BodyAbortedError());
     const onClose = () => finish(new BodyAbortedError());
     req.on('data', onData);
     req.on('end', onEnd);

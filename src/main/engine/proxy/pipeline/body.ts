@@ -21,8 +21,15 @@ export const body: DoorStage = {
             message: `request body is larger than the gateway limit of ${deps.maxBodyBytes} bytes (gateway.maxBodyBytes)`,
           });
         }
-        // The client went away while sending: nobody is left to answer.
-        if (err instanceof BodyAbortedError) return ANSWERED;
+        // The client went away while sending: nobody is left to answer. Counted, not an error
+        // of the gateway's.
+        if (err instanceof BodyAbortedError) {
+          deps.log.debug(
+            `client closed the connection during its upload (${door.req.method} ${door.url.pathname})`,
+          );
+          deps.uploadAborted?.();
+          return ANSWERED;
+        }
         throw err;
       },
     );

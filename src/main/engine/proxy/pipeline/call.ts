@@ -12,6 +12,7 @@ import type { Attempt, CallOutcome } from './attempt';
 import { bodyOf, type RequestContext } from './context';
 import { ExecutionExpiredError } from './hold';
 import { ShapedSend } from './shape';
+import { addsUsage, askingUsage } from './stream-usage';
 import { translatedFor } from './translate';
 
 const ERROR_BODY_LIMIT = 64 * 1024;
@@ -136,9 +137,16 @@ function bodyFor(ctx: RequestContext, candidate: Candidate): Buffer {
     return Buffer.from(JSON.stringify(json));
   }
   if (ctx.endpoint.gemini) return ctx.raw;
-  // Pass the client's bytes through untouched unless the upstream knows the model by another
-  // name (combos, `provider/model`); then only the model's bytes change, unless the byte-level
-  // edit cannot be shown safe (see model-rewrite.ts).
+  const body = passedThrough(ctx, model);
+  return addsUsage(ctx, candidate) ? askingUsage(body, ctx, model) : body;
+}
+
+/**
+ * The client's bytes, untouched unless the upstream knows the model by another name (combos,
+ * `provider/model`); then only the model's bytes change, unless the byte-level edit cannot be
+ * shown safe (see model-rewrite.ts).
+ */
+function passedThrough(ctx: RequestContext, model: string): Buffer {
   if (model === ctx.model) return ctx.raw;
   return (
     rewriteTopLevelModel(ctx.raw, model, true) ??

@@ -8,7 +8,13 @@ import type { RequestContext } from './context';
 import { CONTINUE, type Decision, reply } from './decision';
 import type { PipelineDeps } from './deps';
 import { internalCall } from './internal-call';
-import { abandoned, conversation, type Orchestration, rewriteConversation } from './multi-call';
+import {
+  abandoned,
+  conversation,
+  type Orchestration,
+  rewriteConversation,
+  shareEnd,
+} from './multi-call';
 
 /** The longest summary the summarizer is asked for. */
 const SUMMARY_TOKENS = 2048;
@@ -63,6 +69,7 @@ export async function relaySession(o: Orchestration): Promise<Decision> {
   const answer = await internalCall(ctx, deps, stages, {
     role: 'summarizer',
     ref: summarizer,
+    budgetEnd: shareEnd(o, 1, 2),
     ir: summaryRequest(ir.messages.slice(0, cut), SUMMARY_TOKENS),
   });
   const gone = abandoned(ctx);

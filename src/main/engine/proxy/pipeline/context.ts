@@ -80,6 +80,13 @@ export interface RequestContext {
   stream: boolean;
   /** The session the request belongs to (affinity, §9), from a header or its body; parse.ts. */
   session: string | null;
+  /** The client's `stream_options`, when it sent some (a Chat stream's usage: stream-usage.ts). */
+  streamOptions?: unknown;
+  /**
+   * Bytes of a passthrough Chat stream's content (stream-usage.ts): what a token estimate counts
+   * when the provider reports no usage, instead of the event framing around it.
+   */
+  contentBytes?: number;
   /** A Responses request with `background: true` (served synchronously: background.ts). */
   background: boolean;
   /** The request parsed, or null until something needs it (see `bodyOf`). */

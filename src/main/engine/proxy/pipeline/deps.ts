@@ -34,6 +34,8 @@ export interface FrontDoorDeps {
   };
   maxBodyBytes: number;
   startedAt: number;
+  /** A client closed its connection before its body was in (no log row: counted only). */
+  uploadAborted?(): void;
   /** True while the operator has paused the proxy (503 `gateway_paused`). */
   paused(): boolean;
   /** The browser dashboard under `/ui`, when this host serves it; true when it answered. */

@@ -62,8 +62,10 @@ export class Dispatch implements DispatchState {
     private readonly deps: PipelineDeps,
     private readonly stages: readonly AttemptStage[],
     session: string | null,
+    /** An internal call's share of its client request's budget (multi-call.ts); else the whole. */
+    budgetEnd = ctx.started + deps.failoverBudgetMs(),
   ) {
-    this.budgetEnd = ctx.started + deps.failoverBudgetMs();
+    this.budgetEnd = budgetEnd;
     this.session = session;
     const flow = deps.flow;
     const pinned = session ? flow.pinned(session, ctx.now()) : null;

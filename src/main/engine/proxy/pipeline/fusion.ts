@@ -7,6 +7,7 @@ import {
   conversation,
   type Orchestration,
   rewriteConversation,
+  shareEnd,
 } from './multi-call';
 
 /**
@@ -26,6 +27,7 @@ export async function fuse(o: Orchestration): Promise<Decision> {
         role: `panel ${i + 1}/${panel.length}`,
         ref,
         candidates: candidatesFor(ctx, ref),
+        budgetEnd: shareEnd(o, 1, 2),
         ir,
       }),
     ),

@@ -22,6 +22,8 @@ export interface InternalRequest {
   ref: string;
   /** Its candidates when the request's routing already found them (the combo's own targets). */
   candidates?: readonly Candidate[];
+  /** When its failover stops: its share of the client request's one budget (`shareEnd`). */
+  budgetEnd: number;
   ir: IrRequest;
 }
 
@@ -95,7 +97,7 @@ export async function internalCall(
   });
   try {
     // No session: a pinned connection belongs to the client's own target, not to this one.
-    await new Dispatch(child, deps, stages, null).run();
+    await new Dispatch(child, deps, stages, null, request.budgetEnd).run();
   } finally {
     writeLogRow(child, deps);
   }

@@ -16,6 +16,32 @@ export interface Orchestration {
   combo: ComboConfig;
 }
 
+/**
+ * The end of phase `phase` of `phases` in the client request's one failover budget, counted
+ * from its arrival: internal calls run in the phases before the last, which is the final call's
+ * (dispatch's own budget end). A phase that ends early leaves its time to the next, and however
+ * slow the ones before, the final call keeps at least its share.
+ */
+export function shareEnd(o: Orchestration, phase: number, phases: number): number {
+  return o.ctx.started + Math.floor((o.deps.failoverBudgetMs() * phase) / phases);
+}
+
+/**
+ * Upstream calls a request of `combo` makes at most, and how many of them read an earlier
+ * call's answer (a fusion judge reads each panel answer; a pipeline step, the draft before it).
+ * A context-relay summary is made only sometimes, and is left out.
+ */
+export function callsOf(combo: ComboConfig | null): { calls: number; answersRead: number } {
+  if (combo?.strategy === 'fusion') {
+    const panel = combo.options?.panel?.length ?? 0;
+    return { calls: panel + 1, answersRead: panel };
+  }
+  if (combo?.strategy === 'pipeline') {
+    return { calls: combo.targets.length, answersRead: combo.targets.length - 1 };
+  }
+  return { calls: 1, answersRead: 0 };
+}
+
 /** The client's conversation, in the IR. */
 export function conversation(ctx: RequestContext): IrRequest {
   return parseRequest(

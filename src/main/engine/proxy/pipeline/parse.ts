@@ -17,6 +17,7 @@ const STREAM_KEY = Buffer.from('"stream"');
 const CACHE_KEY = Buffer.from('"prompt_cache_key"');
 const METADATA_KEY = Buffer.from('"metadata"');
 const BACKGROUND_KEY = Buffer.from('"background"');
+const STREAM_OPTIONS_KEY = Buffer.from('"stream_options"');
 
 /**
  * Request stage: the body is a JSON object with a `model`; whether the client asks to stream;
@@ -33,6 +34,7 @@ export const parse: RequestStage = {
     let cacheKey: unknown;
     let metadata: unknown;
     let background: unknown;
+    let streamOptions: unknown;
     if (raw.length < LAZY_PARSE_BYTES || !isValidJson(raw)) {
       // Small, or invalid (JSON.parse says why): parsed whole, as any request used to be.
       let body: unknown;
@@ -50,12 +52,14 @@ export const parse: RequestStage = {
       cacheKey = ctx.parsed.prompt_cache_key;
       metadata = ctx.parsed.metadata;
       background = ctx.parsed.background;
+      streamOptions = ctx.parsed.stream_options;
     } else {
       let modelAt: [number, number] | null = null;
       let streamAt: [number, number] | null = null;
       let cacheKeyAt: [number, number] | null = null;
       let metadataAt: [number, number] | null = null;
       let backgroundAt: [number, number] | null = null;
+      let streamOptionsAt: [number, number] | null = null;
       // The last of a repeated key counts, as in JSON.parse.
       const isObject = forEachMember(raw, (keyStart, keyEnd, valueStart, valueEnd) => {
         if (keyIs(raw, keyStart, keyEnd, MODEL_KEY)) modelAt = [valueStart, valueEnd];
@@ -64,6 +68,8 @@ export const parse: RequestStage = {
         else if (keyIs(raw, keyStart, keyEnd, METADATA_KEY)) metadataAt = [valueStart, valueEnd];
         else if (keyIs(raw, keyStart, keyEnd, BACKGROUND_KEY))
           backgroundAt = [valueStart, valueEnd];
+        else if (keyIs(raw, keyStart, keyEnd, STREAM_OPTIONS_KEY))
+          streamOptionsAt = [valueStart, valueEnd];
       });
       if (!isObject) return invalid('invalid_body', 'request body must be a JSON object');
       model = valueAt(raw, modelAt);
@@ -71,6 +77,7 @@ export const parse: RequestStage = {
       cacheKey = valueAt(raw, cacheKeyAt);
       metadata = valueAt(raw, metadataAt);
       background = valueAt(raw, backgroundAt);
+      streamOptions = valueAt(raw, streamOptionsAt);
     }
     ctx.background = ctx.endpoint.format === 'openai-responses' && background === true;
     ctx.session = sessionIdOf(ctx.req.headers) ?? bodySessionId(cacheKey, metadata);
@@ -88,11 +95,12 @@ export const parse: RequestStage = {
     }
     ctx.model = model;
     ctx.stream = !ctx.endpoint.countTokens && stream === true;
+    if (streamOptions !== undefined) ctx.streamOptions = streamOptions;
     return CONTINUE;
   },
 };
 
-/** A member's value (a few bytes: a model name, `true`), parsed alone. */
+/** A member's value (a few bytes: a model name, `true`, `stream_options`), parsed alone. */
 function valueAt(raw: Buffer, at: [number, number] | null): unknown {
   return at ? JSON.parse(raw.toString('utf8', at[0], at[1])) : undefined;
 }

@@ -38,7 +38,8 @@ export function writeLogRow(ctx: RequestContext, deps: PipelineDeps): void {
       usage: ctx.usage,
       status,
       bytesIn: ctx.bytesIn,
-      bytesOut: ctx.bytesOut,
+      // A Chat stream's estimate counts its content, not the framing of its events.
+      bytesOut: ctx.contentBytes ?? ctx.bytesOut,
       countOnly: ctx.endpoint.countTokens,
     },
     deps.priceOf ?? NO_PRICE,

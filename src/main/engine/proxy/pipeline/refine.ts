@@ -9,6 +9,7 @@ import {
   conversation,
   type Orchestration,
   rewriteConversation,
+  shareEnd,
 } from './multi-call';
 
 /**
@@ -31,6 +32,7 @@ export async function refine(o: Orchestration): Promise<Decision> {
       role: `step ${i + 1}/${refs.length}`,
       ref,
       candidates: candidatesFor(ctx, ref),
+      budgetEnd: shareEnd(o, i + 1, refs.length),
       ir: withDraft(draft),
     });
     const gone = abandoned(ctx);

@@ -18,6 +18,7 @@ import { isEventStream } from './call';
 import { committed, markClientAbort, type RequestContext } from './context';
 import { relayTranslated } from './relay-translated';
 import { recordBreak, streamInterrupted } from './stream-break';
+import { addsUsage, ContentMeter, isChatPassthrough, UsageEventStrip } from './stream-usage';
 import { translatedFor } from './translate';
 import { watchdogEnding, watchFor } from './watchdog-ending';
 
@@ -70,6 +71,10 @@ class PassThroughRelay implements BodyReader {
   private tail: Buffer[] | null;
   private previous: Buffer | null = null;
   private readonly usageKey: UsageKey | undefined;
+  /** A Chat stream's content, measured for an estimate; null for other answers. */
+  private readonly meter: ContentMeter | null;
+  /** Takes out the usage event the gateway asked for and the client did not; else null. */
+  private readonly strip: UsageEventStrip | null;
 
   constructor(
     private readonly ctx: RequestContext,
@@ -99,6 +104,9 @@ class PassThroughRelay implements BodyReader {
     this.usageKey = candidate.target.provider.format === 'gemini' ? GEMINI_USAGE_KEY : undefined;
     this.observer = isSse ? new SseUsageObserver(this.usageKey) : null;
     this.tail = isSse && ctx.endpoint.format === 'openai-responses' ? [] : null;
+    const chat = isSse && isChatPassthrough(ctx, candidate);
+    this.meter = chat ? new ContentMeter() : null;
+    this.strip = chat && addsUsage(ctx, candidate) ? new UsageEventStrip() : null;
     if (!this.watch) this.start();
     upstream.body.read(this);
     // The head leaves with the first write: the first event read ahead by the peek, or a
@@ -134,8 +142,16 @@ class PassThroughRelay implements BodyReader {
         this.tail = this.previous ? [this.previous, buf] : [buf];
       this.previous = buf;
     }
-    if (this.observer) this.observer.push(buf);
-    else if (this.keptBytes < NON_STREAM_USAGE_LIMIT) {
+    if (this.observer) {
+      this.observer.push(buf);
+      if (this.meter) {
+        this.meter.push(buf);
+        if (this.strip) {
+          buf = this.strip.push(buf);
+          if (buf.length === 0) return true;
+        }
+      }
+    } else if (this.keptBytes < NON_STREAM_USAGE_LIMIT) {
       this.kept.push(buf);
       this.keptBytes += buf.length;
     }
@@ -165,12 +181,22 @@ class PassThroughRelay implements BodyReader {
         this.settle(undefined);
         return;
       }
+      // An unfinished last line the usage strip held goes out as it came.
+      const rest = this.strip?.rest();
       if (this.pending) {
         // The stream ended before any useful event: what it sent goes out as it was.
+        if (rest) {
+          this.pending.push(rest);
+          this.pendingBytes += rest.length;
+        }
         const held = this.release();
         ctx.bytesOut += held.length;
         res.end(held);
+      } else if (rest) {
+        ctx.bytesOut += rest.length;
+        res.end(rest);
       } else res.end();
+      if (this.meter) ctx.contentBytes = this.meter.bytes;
       if (this.observer) ctx.usage = this.observer.usage;
       else if (this.keptBytes > 0 && this.keptBytes < NON_STREAM_USAGE_LIMIT) {
         const kept = this.kept;
@@ -199,6 +225,7 @@ class PassThroughRelay implements BodyReader {
   private broke(err: Error): 'retry' | undefined {
     this.watch?.stop();
     const { ctx, res, candidate } = this;
+    if (this.meter) ctx.contentBytes = this.meter.bytes;
     if (err instanceof ThroughputTripError && !ctx.clientGone) {
       return watchdogEnding(ctx, res, this.ending, candidate, err, this.pending !== null);
     }

@@ -6,6 +6,7 @@ import { budgetReply } from './budget';
 import { bodyOf, type RequestContext, type RequestStage } from './context';
 import { CONTINUE, type Decision } from './decision';
 import type { PipelineDeps } from './deps';
+import { callsOf } from './multi-call';
 
 const reservations = new WeakMap<RequestContext, BudgetReservation>();
 
@@ -16,17 +17,21 @@ function hasSpendLimit(l: KeyLimits): boolean {
 /**
  * What the request may spend at most: its estimated input plus `max_tokens` of output (only the
  * input when it sets none), priced at the dearest candidate, since failover may land anywhere.
+ * A fusion or pipeline request holds that for each call it makes, and the earlier answers its
+ * later calls read as input on top.
  */
 function estimate(ctx: RequestContext, deps: PipelineDeps): Hold {
   const ir = parseRequest(ctx.endpoint.format, bodyOf(ctx)).value;
-  const input = estimateInputTokens(ir);
   const output = ir.maxTokens ?? 0;
+  const { calls, answersRead } = callsOf(ctx.combo);
+  const input = calls * estimateInputTokens(ir) + answersRead * output;
+  const allOutput = calls * output;
   let usd = 0;
   for (const c of ctx.candidates) {
     const price = deps.priceOf?.(c.target.provider.id, c.target.model);
-    if (price) usd = Math.max(usd, (input * price.input + output * price.output) / 1e6);
+    if (price) usd = Math.max(usd, (input * price.input + allOutput * price.output) / 1e6);
   }
-  return { tokens: input + output, usd };
+  return { tokens: input + allOutput, usd };
 }
 
 /**

@@ -1,0 +1,142 @@
+// A Chat stream that passes through is costed from the usage its provider reports (issue 27):
+// most OpenAI-SDK clients do not ask for it, so the gateway asks (`stream_options.include_usage`)
+// and takes the extra usage event out of what such a client receives. Where a provider reports
+// nothing all the same, the estimate counts the content the stream carried, not its framing.
+import type { Candidate } from '../../routing/resolve';
+import { LBRACE, QUOTE } from '../../wire/json-members';
+import { bodyOf, type RequestContext } from './context';
+import { translatedFor } from './translate';
+
+/** A Chat stream the provider answers in Chat: its events reach the client as they are. */
+export function isChatPassthrough(ctx: RequestContext, candidate: Candidate): boolean {
+  return (
+    ctx.stream &&
+    ctx.endpoint.format === 'openai-chat' &&
+    translatedFor(ctx, candidate) === undefined
+  );
+}
+
+/** The gateway asks for usage the client did not: the usage event is the gateway's to remove. */
+export function addsUsage(ctx: RequestContext, candidate: Candidate): boolean {
+  return isChatPassthrough(ctx, candidate) && !clientAsked(ctx);
+}
+
+function clientAsked(ctx: RequestContext): boolean {
+  return (
+    (ctx.streamOptions as { include_usage?: unknown } | null | undefined)?.include_usage === true
+  );
+}
+
+const ASK = Buffer.from('{"stream_options":{"include_usage":true},');
+
+/**
+ * `body` (the bytes that would be sent, model already set) asking for usage. Without
+ * `stream_options` the member goes in front, byte for byte (a body holds its model, so `{` is
+ * followed by a member); with other options the body is serialised again with them kept.
+ */
+export function askingUsage(body: Buffer, ctx: RequestContext, model: string): Buffer {
+  const given = ctx.streamOptions;
+  if (given === undefined) return Buffer.concat([ASK, body.subarray(body.indexOf(LBRACE) + 1)]);
+  const options = typeof given === 'object' && given !== null && !Array.isArray(given) ? given : {};
+  return Buffer.from(
+    JSON.stringify({ ...bodyOf(ctx), model, stream_options: { ...options, include_usage: true } }),
+  );
+}
+
+const NEWLINE = 0x0a;
+const BACKSLASH = 0x5c;
+const DATA = Buffer.from('data:');
+/** A usage object, not the `"usage":null` of every other chunk. */
+const USAGE_OBJECT = Buffer.from('usage":{');
+
+/**
+ * Takes the usage-only event (`"choices":[]` with a usage) out of a Chat stream. Lines go on
+ * whole: an unfinished last line waits for the rest (an SSE client reads nothing of it before
+ * its newline either); a chunk with no usage object in it is passed on as it is.
+ */
+export class UsageEventStrip {
+  private held: Buffer | null = null;
+
+  /** What of `chunk` goes to the client. */
+  push(chunk: Buffer): Buffer {
+    let buf = this.held ? Buffer.concat([this.held, chunk]) : chunk;
+    this.held = null;
+    const lastNl = buf.lastIndexOf(NEWLINE);
+    if (lastNl < buf.length - 1) {
+      this.held = Buffer.from(buf.subarray(lastNl + 1));
+      buf = buf.subarray(0, lastNl + 1);
+    }
+    return buf.indexOf(USAGE_OBJECT) === -1 ? buf : withoutUsageEvents(buf);
+  }
+
+  /** The unfinished last line, when the stream ends: sent as it came. */
+  rest(): Buffer | null {
+    const rest = this.held;
+    this.held = null;
+    return rest;
+  }
+}
+
+/** `buf` (whole lines) without its usage-only events and the blank line that ends each. */
+function withoutUsageEvents(buf: Buffer): Buffer {
+  const kept: Buffer[] = [];
+  let from = 0;
+  let at = buf.indexOf(USAGE_OBJECT);
+  while (at !== -1) {
+    const start = buf.lastIndexOf(NEWLINE, at) + 1;
+    let end = buf.indexOf(NEWLINE, at) + 1;
+    if (isUsageOnly(buf, start, end)) {
+      if (buf[end] === NEWLINE) end++;
+      else if (buf[end] === 0x0d && buf[end + 1] === NEWLINE) end += 2;
+      kept.push(buf.subarray(from, start));
+      from = end;
+    }
+    at = buf.indexOf(USAGE_OBJECT, end);
+  }
+  kept.push(buf.subarray(from));
+  return Buffer.concat(kept);
+}
+
+function isUsageOnly(buf: Buffer, start: number, end: number): boolean {
+  if (buf.compare(DATA, 0, DATA.length, start, start + DATA.length) !== 0) return false;
+  try {
+    const event = JSON.parse(buf.toString('utf8', start + DATA.length, end)) as {
+      choices?: unknown;
+      usage?: unknown;
+    };
+    return Array.isArray(event.choices) && event.choices.length === 0 && event.usage != null;
+  } catch {
+    return false;
+  }
+}
+
+/** The string members of Chat deltas that carry content (`content` finds `reasoning_content`). */
+const CONTENT_KEYS = [
+  Buffer.from('content":"'),
+  Buffer.from('arguments":"'),
+  Buffer.from('reasoning":"'),
+];
+
+/**
+ * Counts the bytes of a Chat stream's content deltas, as an estimate's measure when the provider
+ * reports no usage. A native search per key and chunk, nothing kept; a string cut by a chunk
+ * boundary counts its first part only, which an estimate can bear.
+ */
+export class ContentMeter {
+  bytes = 0;
+
+  push(buf: Buffer): void {
+    for (const key of CONTENT_KEYS) {
+      for (let at = buf.indexOf(key); at !== -1; at = buf.indexOf(key, at + key.length)) {
+        this.bytes += stringBytes(buf, at + key.length);
+      }
+    }
+  }
+}
+
+/** Bytes of the JSON string from `from` (after its opening quote) to its closing quote or the end. */
+function stringBytes(buf: Buffer, from: number): number {
+  let i = from;
+  while (i < buf.length && buf[i] !== QUOTE) i += buf[i] === BACKSLASH ? 2 : 1;
+  return Math.min(i, buf.length) - from;
+}
