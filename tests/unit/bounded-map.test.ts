@@ -13,6 +13,15 @@ const ops = fc.array(
   { maxLength: 300 },
 );
 
+function recorded(maxEntries: number, ttl: () => number, dropped: string[] = []) {
+  return new BoundedMap<string, number>({
+    name: 'm',
+    maxEntries,
+    ttlMs: ttl,
+    onDrop: (k) => dropped.push(k),
+  });
+}
+
 describe('BoundedMap', () => {
   it('never holds more than its cap, never answers a value past its TTL or overwritten, keeps the most recent live ones, and counts every drop', () => {
     fc.assert(
@@ -22,18 +31,19 @@ describe('BoundedMap', () => {
         fc.integer({ min: 1, max: 1000 }),
         (list, cap, ttl) => {
           let now = 0;
-          const map = new BoundedMap<number, number>(
-            { name: 'm', maxEntries: cap, ttlMs: () => ttl },
-            () => now,
-          );
+          const map = new BoundedMap<number, number>({
+            name: 'm',
+            maxEntries: cap,
+            ttlMs: () => ttl,
+          });
           // The reference: every write, newest last.
           let writes: { key: number; value: number; at: number }[] = [];
           let inserted = 0;
           let deleted = 0;
           for (const o of list) {
             if (o.op === 'set') {
-              if (map.get(o.key) === undefined) inserted++;
-              map.set(o.key, o.value);
+              if (map.get(o.key, now) === undefined) inserted++;
+              map.set(o.key, o.value, now);
               writes = writes.filter((w) => w.key !== o.key);
               writes.push({ key: o.key, value: o.value, at: now });
             } else if (o.op === 'delete') {
@@ -41,10 +51,10 @@ describe('BoundedMap', () => {
               writes = writes.filter((w) => w.key !== o.key);
             } else if (o.op === 'advance') now += o.ms;
             else if (o.op === 'sweep') {
-              map.sweep();
-              expect(map.size).toBe([...map.entries()].length);
+              map.sweep(now);
+              expect(map.size).toBe([...map.entries(now)].length);
             } else {
-              const got = map.get(o.key);
+              const got = map.get(o.key, now);
               const w = writes.find((x) => x.key === o.key);
               const live = w !== undefined && w.at + ttl > now;
               if (got !== undefined) expect(live && got === w.value).toBe(true);
@@ -61,34 +71,26 @@ describe('BoundedMap', () => {
   });
 
   it('reads its TTL on every check, so a shorter setting expires what is older at once', () => {
-    let now = 0;
     let ttl = 1000;
     const dropped: string[] = [];
-    const map = new BoundedMap<string, number>(
-      { name: 'm', maxEntries: 10, ttlMs: () => ttl, onDrop: (k) => dropped.push(k) },
-      () => now,
-    );
-    map.set('a', 1);
-    now = 500;
-    map.set('b', 2);
+    const map = recorded(10, () => ttl, dropped);
+    map.set('a', 1, 0);
+    map.set('b', 2, 500);
     ttl = 400;
-    map.sweep();
-    expect([...map.entries()]).toEqual([['b', 2]]);
+    map.sweep(500);
+    expect([...map.entries(500)]).toEqual([['b', 2]]);
     expect(dropped).toEqual(['a']);
     expect(map.stats()).toMatchObject({ size: 1, expired: 1, evicted: 0 });
   });
 
   it('drops the least recently written entry past the cap and tells onDrop', () => {
     const dropped: string[] = [];
-    const map = new BoundedMap<string, number>(
-      { name: 'm', maxEntries: 2, ttlMs: () => 1e9, onDrop: (k) => dropped.push(k) },
-      () => 0,
-    );
-    map.set('a', 1);
-    map.set('b', 2);
-    map.set('a', 3);
-    map.set('c', 4);
-    expect([...map.entries()]).toEqual([
+    const map = recorded(2, () => 1e9, dropped);
+    map.set('a', 1, 0);
+    map.set('b', 2, 0);
+    map.set('a', 3, 0);
+    map.set('c', 4, 0);
+    expect([...map.entries(0)]).toEqual([
       ['a', 3],
       ['c', 4],
     ]);
@@ -96,13 +98,13 @@ describe('BoundedMap', () => {
     expect(map.stats().evicted).toBe(1);
   });
 
-  it('a registry sweeps every map it made and lists their figures', () => {
+  it('a registry sweeps every map it made, on its own clock, and lists their figures', () => {
     let now = 0;
     const maps = new BoundedMaps(() => now);
     const a = maps.create<string, number>({ name: 'a', maxEntries: 5, ttlMs: () => 10 });
     const b = maps.create<string, number>({ name: 'b', maxEntries: 5, ttlMs: () => 100 });
-    a.set('x', 1);
-    b.set('y', 1);
+    a.set('x', 1, now);
+    b.set('y', 1, now);
     now = 50;
     maps.sweep();
     expect(maps.stats()).toEqual([

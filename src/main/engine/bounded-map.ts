@@ -40,20 +40,17 @@ export class BoundedMap<K, V> {
   private expiredCount = 0;
   private evictedCount = 0;
 
-  constructor(
-    private readonly opts: BoundedMapOptions<K, V>,
-    private readonly now: () => number,
-  ) {}
+  constructor(private readonly opts: BoundedMapOptions<K, V>) {}
 
   get size(): number {
     return this.slots.size;
   }
 
   /** The live value, or undefined (none, or past its time to live: then it is dropped). */
-  get(key: K): V | undefined {
+  get(key: K, now: number): V | undefined {
     const slot = this.slots.get(key);
     if (!slot) return undefined;
-    if (this.stale(slot, this.now())) {
+    if (this.stale(slot, now)) {
       this.drop(slot);
       this.expiredCount++;
       return undefined;
@@ -62,23 +59,23 @@ export class BoundedMap<K, V> {
   }
 
   /**
-   * Writes the entry and makes it the most recent. `at` backdates it (restoring stored rows:
-   * oldest first, so the list stays in time order). Drops at most one expired entry and one
-   * over the cap, which is all one write can add.
+   * Writes the entry at `now` and makes it the most recent (restoring stored rows, `now` is
+   * when each was written: oldest first, so the list stays in time order). Drops at most one
+   * expired entry and one over the cap, which is all one write can add.
    */
-  set(key: K, value: V, at = this.now()): void {
+  set(key: K, value: V, now: number): void {
     let slot = this.slots.get(key);
     if (slot) {
       this.unlink(slot);
       slot.value = value;
-      slot.at = at;
+      slot.at = now;
     } else {
-      slot = { key, value, at, older: null, newer: null };
+      slot = { key, value, at: now, older: null, newer: null };
       this.slots.set(key, slot);
     }
     this.append(slot);
     const head = this.oldest;
-    if (head && head !== slot && this.stale(head, this.now())) {
+    if (head && head !== slot && this.stale(head, now)) {
       this.drop(head);
       this.expiredCount++;
     }
@@ -97,8 +94,7 @@ export class BoundedMap<K, V> {
   }
 
   /** Drops every entry past its time to live; stops at the first live one (the list is in time order). */
-  sweep(): void {
-    const now = this.now();
+  sweep(now: number): void {
     while (this.oldest && this.stale(this.oldest, now)) {
       this.drop(this.oldest);
       this.expiredCount++;
@@ -106,8 +102,7 @@ export class BoundedMap<K, V> {
   }
 
   /** The live entries, least recently written first. */
-  *entries(): IterableIterator<[K, V]> {
-    const now = this.now();
+  *entries(now: number): IterableIterator<[K, V]> {
     for (let s = this.oldest; s; s = s.newer) if (!this.stale(s, now)) yield [s.key, s.value];
   }
 
@@ -157,13 +152,14 @@ export class BoundedMaps {
   constructor(private readonly now: () => number) {}
 
   create<K, V>(opts: BoundedMapOptions<K, V>): BoundedMap<K, V> {
-    const map = new BoundedMap<K, V>(opts, this.now);
+    const map = new BoundedMap<K, V>(opts);
     this.maps.push(map as BoundedMap<unknown, unknown>);
     return map;
   }
 
   sweep(): void {
-    for (const m of this.maps) m.sweep();
+    const now = this.now();
+    for (const m of this.maps) m.sweep(now);
   }
 
   stats(): BoundedMapStats[] {
