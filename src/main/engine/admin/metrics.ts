@@ -4,6 +4,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { BreakerStateName, Snapshot } from '../../../shared/contract';
+import type { BoundedMapStats } from '../bounded-map';
 import { family, type RequestMetrics, type Sample } from '../usage/metrics';
 import { checkAdminToken, checkHostAndOrigin } from '../wire/guard';
 import { sendAdminError } from '../wire/json-answer';
@@ -17,6 +18,8 @@ export interface MetricsDeps {
   metricsToken: string | null;
   snapshot(): Snapshot;
   requests: RequestMetrics;
+  /** The bounded maps' sizes and drops. */
+  maps: { stats(): BoundedMapStats[] };
 }
 
 const BREAKER_STATES: readonly BreakerStateName[] = ['CLOSED', 'DEGRADED', 'OPEN', 'HALF_OPEN'];
@@ -27,7 +30,8 @@ export function handleMetrics(req: IncomingMessage, res: ServerResponse, deps: M
     sendAdminError(res, refusal.status, refusal.code, refusal.message);
     return;
   }
-  const body = deps.requests.text() + stateText(deps.snapshot());
+  const body =
+    deps.requests.text() + stateText(deps.snapshot()) + boundedMapsText(deps.maps.stats());
   res.writeHead(200, {
     'content-type': 'text/plain; version=0.0.4; charset=utf-8',
     'content-length': Buffer.byteLength(body),
@@ -64,6 +68,33 @@ function refusalOf(
     };
   }
   return null;
+}
+
+/** Size, cap and drops of each map keyed by what clients choose (sessions, prefixes, …). */
+export function boundedMapsText(stats: readonly BoundedMapStats[]): string {
+  return (
+    family(
+      'breakwater_bounded_map_entries',
+      'Entries held in a bounded map (session pins, prompt prefixes, …).',
+      'gauge',
+      stats.map((m) => ({ labels: { map: m.name }, value: m.size })),
+    ) +
+    family(
+      'breakwater_bounded_map_capacity',
+      'The most entries a bounded map holds; the least recently used go beyond it.',
+      'gauge',
+      stats.map((m) => ({ labels: { map: m.name }, value: m.capacity })),
+    ) +
+    family(
+      'breakwater_bounded_map_evictions_total',
+      'Entries a bounded map dropped: reason expired (past their TTL) or capacity (least recently used, over the cap).',
+      'counter',
+      stats.flatMap((m) => [
+        { labels: { map: m.name, reason: 'expired' }, value: m.expired },
+        { labels: { map: m.name, reason: 'capacity' }, value: m.evicted },
+      ]),
+    )
+  );
 }
 
 /** Gauges of the engine's state at scrape time: breakers, connections, queues, lockouts. */

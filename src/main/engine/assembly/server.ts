@@ -50,6 +50,7 @@ export function buildServer(parts: EngineParts, inputs: ServerInputs): GatewaySe
               metricsToken: env.BREAKWATER_METRICS_TOKEN || null,
               snapshot,
               requests: parts.usage.metrics,
+              maps: parts.maps,
             }),
           )
         : handleProxyRequest(req, res, url, inputs.pipeline),
