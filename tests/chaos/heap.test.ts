@@ -7,6 +7,7 @@ import { runInNewContext } from 'node:vm';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startGateway, type TestGateway } from '../support/gateway';
+import { sessionHeapGate, sessionState, settledHeap } from './support/session-load';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -90,5 +91,55 @@ describe('heap gate', () => {
     expect(perStream).toBeLessThan(HEAP_PER_OPEN_STREAM_BYTES);
     expect(after - before).toBeLessThan(HEAP_AFTER_STREAMS_BYTES);
     expect(second.after - first.after).toBeLessThan(HEAP_LEAK_PER_ROUND_BYTES);
+  }, 120_000);
+});
+
+/** Retained heap a million sessions may add once every bounded map is full: nothing per session. */
+const SESSION_GROWTH_BYTES = 2 * 1024 * 1024;
+/** All the per-session state together at its caps (docs/reliability.md: about 16 MB). */
+const SESSION_STATE_BYTES = 32 * 1024 * 1024;
+
+describe('heap gate: a new session on every request', () => {
+  it('a million requests, a new session each: the heap stops growing once the bounded maps are full', async () => {
+    const baseline = await settledHeap();
+    const clock = { now: 1_700_000_000_000 };
+    const state = sessionState(clock);
+    const started = Date.now();
+    const r = await sessionHeapGate({
+      record: (n) => state.request(n),
+      requests: 1_000_000,
+      checkpoint: 200_000,
+      boundBytes: SESSION_GROWTH_BYTES,
+    });
+    console.log(
+      `heap gate: ${r.requests} sessions in ${Date.now() - started} ms; state at its caps ${((r.atCheckpoint - baseline) / 1048576).toFixed(1)} MB, then ${(r.grewBytes / 1048576).toFixed(2)} MB more; ${JSON.stringify(state.maps.stats())}`,
+    );
+    expect(
+      r.biggest,
+      `grew past the bound; biggest retainers: ${JSON.stringify(r.biggest)}`,
+    ).toBeNull();
+    expect(r.atCheckpoint - baseline).toBeLessThan(SESSION_STATE_BYTES);
+    for (const m of state.maps.stats()) expect(m.size).toBeLessThanOrEqual(m.capacity);
+  }, 120_000);
+
+  it('fails on a map that is not bounded, and names what holds it', async () => {
+    class SessionLedger {
+      readonly sessions = new Map<string, number>();
+    }
+    const ledger = new SessionLedger();
+    const state = sessionState({ now: 1_700_000_000_000 });
+    const r = await sessionHeapGate({
+      record: (n) => {
+        state.request(n);
+        ledger.sessions.set(`sess-${n}`, n);
+      },
+      requests: 300_000,
+      checkpoint: 100_000,
+      boundBytes: SESSION_GROWTH_BYTES,
+      probe: 50_000,
+    });
+    expect(r.grewBytes).toBeGreaterThan(SESSION_GROWTH_BYTES);
+    expect(r.biggest?.[0]?.path).toBe('SessionLedger.sessions');
+    expect(ledger.sessions.size).toBe(r.requests);
   }, 120_000);
 });

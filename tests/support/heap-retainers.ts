@@ -7,18 +7,27 @@ export interface Retainer {
   /** Owner chain from the roots, class names and properties: `FlowControl.affinity.pins`. */
   path: string;
   kind: string;
-  /** The collection's backing store (its entries), in bytes. */
+  /** What the collection keeps alive (its entries and what only they hold), in bytes. */
   bytes: number;
 }
 
 interface Snapshot {
-  snapshot: { meta: { node_fields: string[]; node_types: [string[]]; edge_fields: string[]; edge_types: [string[]] } };
+  snapshot: {
+    meta: {
+      node_fields: string[];
+      node_types: [string[]];
+      edge_fields: string[];
+      edge_types: [string[]];
+    };
+  };
   nodes: number[];
   edges: number[];
   strings: string[];
 }
 
 const COLLECTIONS = new Set(['Map', 'Set', 'Array']);
+/** Owners the path looks through to name the class that holds them. */
+const TRANSPARENT = new Set([...COLLECTIONS, 'BoundedMap', 'Object', 'system / Context']);
 
 export function biggestRetainers(file: string, top = 5): Retainer[] {
   const s = JSON.parse(readFileSync(file, 'utf8')) as Snapshot;
@@ -28,8 +37,14 @@ export function biggestRetainers(file: string, top = 5): Retainer[] {
   const edgeTypes = s.snapshot.meta.edge_types[0];
   const N = nf.length;
   const E = ef.length;
-  const [nType, nName, nSize, nEdges] = ['type', 'name', 'self_size', 'edge_count'].map((f) => nf.indexOf(f)) as [number, number, number, number];
-  const [eType, eName, eTo] = ['type', 'name_or_index', 'to_node'].map((f) => ef.indexOf(f)) as [number, number, number];
+  const [nType, nName, nSize, nEdges] = ['type', 'name', 'self_size', 'edge_count'].map((f) =>
+    nf.indexOf(f),
+  ) as [number, number, number, number];
+  const [eType, eName, eTo] = ['type', 'name_or_index', 'to_node'].map((f) => ef.indexOf(f)) as [
+    number,
+    number,
+    number,
+  ];
   const count = s.nodes.length / N;
   const firstEdge = new Uint32Array(count + 1);
   for (let i = 0; i < count; i++) firstEdge[i + 1] = firstEdge[i]! + s.nodes[i * N + nEdges]!;
@@ -60,14 +75,33 @@ export function biggestRetainers(file: string, top = 5): Retainer[] {
       queue[tail++] = to;
     }
   }
+  // What each node keeps alive on its shortest path from the roots: the subtree of that tree.
+  const retained = new Float64Array(count);
+  for (let k = tail - 1; k >= 0; k--) {
+    const i = queue[k]!;
+    retained[i]! += s.nodes[i * N + nSize]!;
+    if (i !== 0) retained[parent[i]!]! += retained[i]!;
+  }
+  const child = (i: number, label: string): number | null => {
+    for (let k = firstEdge[i]!; k < firstEdge[i + 1]!; k++) {
+      if (edgeLabel(k * E) === label) return s.edges[k * E + eTo]! / N;
+    }
+    return null;
+  };
+  /** A bounded map goes by the name it has in `/metrics`, wherever it is held. */
+  const boundedName = (i: number): string | null => {
+    const opts = child(i, 'opts');
+    const label = opts === null ? null : child(opts, 'name');
+    return label === null ? null : `BoundedMap(${name(label)})`;
+  };
   const pathOf = (i: number): string => {
     const parts: string[] = [];
-    for (let at = i; at !== 0 && parts.length < (process.env.HEAP_DEBUG ? 40 : 12); at = parent[at]!) {
+    for (let at = i; at !== 0 && parts.length < 12; at = parent[at]!) {
       const p = parent[at]!;
-      const label = edgeLabel(via[at]!);
-      parts.unshift(process.env.HEAP_DEBUG ? `${label}<${type(p)}:${name(p).slice(0, 30)}>` : label);
-      if (!process.env.HEAP_DEBUG && type(p) === 'object' && !COLLECTIONS.has(name(p)) && name(p) !== 'Object' && name(p) !== 'system / Context') {
-        parts.unshift(name(p));
+      parts.unshift(edgeLabel(via[at]!));
+      const bounded = name(p) === 'BoundedMap' ? boundedName(p) : null;
+      if (bounded || (type(p) === 'object' && !TRANSPARENT.has(name(p)))) {
+        parts.unshift(bounded ?? name(p));
         break;
       }
     }
@@ -76,13 +110,7 @@ export function biggestRetainers(file: string, top = 5): Retainer[] {
   const found: Retainer[] = [];
   for (let i = 0; i < count; i++) {
     if (type(i) !== 'object' || !COLLECTIONS.has(name(i)) || parent[i] === -1) continue;
-    let bytes = 0;
-    for (let k = firstEdge[i]!; k < firstEdge[i + 1]!; k++) {
-      const e = k * E;
-      const label = edgeLabel(e);
-      if (label === 'table' || label === 'elements') bytes += s.nodes[(s.edges[e + eTo]! / N) * N + nSize]!;
-    }
-    if (bytes > 0) found.push({ path: pathOf(i), kind: name(i), bytes });
+    found.push({ path: pathOf(i), kind: name(i), bytes: retained[i]! });
   }
   return found.sort((a, b) => b.bytes - a.bytes).slice(0, top);
 }
