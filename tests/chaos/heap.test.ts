@@ -7,7 +7,12 @@ import { runInNewContext } from 'node:vm';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startGateway, type TestGateway } from '../support/gateway';
-import { sessionHeapGate, sessionState, settledHeap } from './support/session-load';
+import {
+  growthOutsideBoundedMaps,
+  sessionHeapGate,
+  sessionState,
+  settledHeap,
+} from './support/session-load';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -94,12 +99,60 @@ describe('heap gate', () => {
   }, 120_000);
 });
 
+/** Requests through the whole gateway (HTTP on loopback: about 1 000 a second here). */
+const ENGINE_SESSIONS = 6000;
+/** Slots one collection outside the bounded maps may gain over them: a map kept per session gains 2 per request. */
+const COLLECTION_GROWTH_ENTRIES = ENGINE_SESSIONS / 10;
 /** Retained heap a million sessions may add once every bounded map is full: nothing per session. */
 const SESSION_GROWTH_BYTES = 2 * 1024 * 1024;
 /** All the per-session state together at its caps (docs/reliability.md: about 16 MB). */
 const SESSION_STATE_BYTES = 32 * 1024 * 1024;
 
 describe('heap gate: a new session on every request', () => {
+  it(`${ENGINE_SESSIONS} requests through the whole gateway, a new session each: nothing outside the bounded maps grows`, async () => {
+    gw.primary.setDefault({});
+    let n = 0;
+    const one = async () => {
+      const i = n++;
+      const anthropic = i % 3 === 2;
+      const r = await request(`${gw.url}${anthropic ? '/v1/messages' : '/v1/chat/completions'}`, {
+        method: 'POST',
+        dispatcher: agent,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          model: anthropic ? 'claude' : 'coder',
+          stream: i % 2 === 0,
+          max_tokens: 16,
+          ...(anthropic
+            ? { metadata: { user_id: `user_a_account_b_session_${String(i).padStart(8, '0')}` } }
+            : { prompt_cache_key: `sess-${i}` }),
+          messages: [{ role: 'user', content: `hi ${i}` }],
+        }),
+      });
+      await r.body.text();
+    };
+    const run = async (count: number) => {
+      const end = n + count;
+      await Promise.all(
+        Array.from({ length: 16 }, async () => {
+          while (n < end) await one();
+        }),
+      );
+      gw.primary.reset(); // the fake upstream and the test logger keep every request
+      gw.log.lines.length = 0;
+      // The batches (request log, usage roll-up, session pins) are written once a second.
+      await new Promise((r) => setTimeout(r, 1500));
+    };
+    await run(1000); // warm: code, pools, caches
+    const grew = await growthOutsideBoundedMaps(() => run(ENGINE_SESSIONS));
+    console.log(
+      `heap gate: whole gateway, ${ENGINE_SESSIONS} sessions; grew most: ${JSON.stringify(grew.slice(0, 3))}`,
+    );
+    expect(grew[0]!.entries, `grew most: ${JSON.stringify(grew.slice(0, 3))}`).toBeLessThan(
+      COLLECTION_GROWTH_ENTRIES,
+    );
+  }, 120_000);
+
   it('a million requests, a new session each: the heap stops growing once the bounded maps are full', async () => {
     const baseline = await settledHeap();
     const clock = { now: 1_700_000_000_000 };

@@ -9,6 +9,8 @@ export interface Retainer {
   kind: string;
   /** What the collection keeps alive (its entries and what only they hold), in bytes. */
   bytes: number;
+  /** Slots referenced by its backing store: grows with its entries (a Map has about 2 each). */
+  entries: number;
 }
 
 interface Snapshot {
@@ -110,7 +112,9 @@ export function biggestRetainers(file: string, top = 5): Retainer[] {
   const found: Retainer[] = [];
   for (let i = 0; i < count; i++) {
     if (type(i) !== 'object' || !COLLECTIONS.has(name(i)) || parent[i] === -1) continue;
-    found.push({ path: pathOf(i), kind: name(i), bytes: retained[i]! });
+    const store = child(i, name(i) === 'Array' ? 'elements' : 'table');
+    const entries = store === null ? 0 : firstEdge[store + 1]! - firstEdge[store]!;
+    found.push({ path: pathOf(i), kind: name(i), bytes: retained[i]!, entries });
   }
   return found.sort((a, b) => b.bytes - a.bytes).slice(0, top);
 }

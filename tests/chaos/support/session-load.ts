@@ -115,6 +115,31 @@ export async function sessionHeapGate(opts: {
 }
 
 /**
+ * What `load` made each collection outside the bounded maps grow by, in entries (which, unlike
+ * bytes, do not move as code is compiled), most first: heap snapshots before and after.
+ */
+/** The test's own locals (stack roots), Node's module registry and the test runner's. */
+const NOT_THE_ENGINE = /^\[1\]\.\[7\]\.|BuiltinModule|Vitest/;
+
+export async function growthOutsideBoundedMaps(load: () => Promise<void>): Promise<Retainer[]> {
+  await settledHeap();
+  // Kept as text while the load runs: a map of its own would be the biggest collection after.
+  const before = JSON.stringify([...unboundedNow()]);
+  await load();
+  await settledHeap();
+  const after = unboundedNow();
+  const held = new Map<string, Retainer>(JSON.parse(before));
+  return [...after]
+    .filter(([path]) => !NOT_THE_ENGINE.test(path))
+    .map(([path, r]) => ({
+      ...r,
+      bytes: r.bytes - (held.get(path)?.bytes ?? 0),
+      entries: r.entries - (held.get(path)?.entries ?? 0),
+    }))
+    .sort((a, b) => b.entries - a.entries);
+}
+
+/**
  * The collections in the heap now that are not bounded maps (those hold at most their cap), with
  * what they retain, summed per path (a snapshot, read and deleted).
  */
@@ -128,7 +153,10 @@ function unboundedNow(): Map<string, Retainer> {
     for (const r of biggestRetainers(file, Number.MAX_SAFE_INTEGER)) {
       if (r.path.startsWith('BoundedMap')) continue;
       const held = byPath.get(r.path);
-      byPath.set(r.path, held ? { ...held, bytes: held.bytes + r.bytes } : r);
+      byPath.set(
+        r.path,
+        held ? { ...held, bytes: held.bytes + r.bytes, entries: held.entries + r.entries } : r,
+      );
     }
     return byPath;
   } finally {
