@@ -61,6 +61,27 @@ describe('GET /metrics', () => {
     expect(text).toContain('breakwater_connection_in_flight{provider="oa",connection="oa-1"} 0');
   });
 
+  it('exports the size, cap and drops of every bounded map (session pins among them)', async () => {
+    gw.primary.script({});
+    await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: 'coder',
+        prompt_cache_key: 'sess-metrics',
+        messages: [{ role: 'user', content: 'hi' }],
+      }),
+    });
+    const text = await (await scrape(METRICS_TOKEN)).text();
+    expect(text).toContain('breakwater_bounded_map_entries{map="session_pins"} 1');
+    expect(text).toContain('breakwater_bounded_map_capacity{map="session_pins"} 50000');
+    for (const map of ['session_pins', 'relay_sessions', 'prompt_prefixes', 'target_stats'])
+      for (const reason of ['expired', 'capacity'])
+        expect(text).toContain(
+          `breakwater_bounded_map_evictions_total{map="${map}",reason="${reason}"} 0`,
+        );
+  });
+
   it.skipIf(!promtool)(
     'passes promtool check metrics (skipped where promtool is not installed)',
     async () => {

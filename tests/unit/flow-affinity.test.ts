@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { BoundedMaps } from '../../src/main/engine/bounded-map';
 import {
   SESSION_HEADERS,
   SessionAffinity,
@@ -9,6 +10,8 @@ import { findSetting } from '../../src/main/engine/settings/registry';
 
 const T0 = 1_700_000_000_000;
 const TTL = 30 * 60_000;
+const ON = { ttlMs: () => TTL };
+const OFF = { ttlMs: () => 0 };
 
 describe('§9 session id from X-Session-Id, x-codex-session-id, x-breakwater-session, x-claude-code-session-id (Claude Code) and session-id (Codex CLI)', () => {
   it.each([
@@ -66,30 +69,30 @@ describe('§9 one client session pinned to one connection, any provider, with TT
   });
 
   it('a pinned session returns its connection until the TTL runs out', () => {
-    const a = new SessionAffinity();
-    a.pin('s1', 'openai/key-1', T0, TTL);
-    expect(a.pinned('s1', T0, TTL)).toBe('openai/key-1');
-    expect(a.pinned('s1', T0 + TTL - 1, TTL)).toBe('openai/key-1');
-    expect(a.pinned('s1', T0 + TTL, TTL)).toBeNull();
-    expect(a.pinned('s1', T0 + TTL - 1, TTL)).toBeNull();
+    const a = new SessionAffinity([], ON);
+    a.pin('s1', 'openai/key-1', T0);
+    expect(a.pinned('s1', T0)).toBe('openai/key-1');
+    expect(a.pinned('s1', T0 + TTL - 1)).toBe('openai/key-1');
+    expect(a.pinned('s1', T0 + TTL)).toBeNull();
+    expect(a.pinned('s1', T0 + TTL - 1)).toBeNull();
   });
 
   it('sessions are independent of each other', () => {
-    const a = new SessionAffinity();
-    a.pin('s1', 'c1', T0, TTL);
-    a.pin('s2', 'c2', T0, TTL);
-    expect(a.pinned('s1', T0, TTL)).toBe('c1');
-    expect(a.pinned('s2', T0, TTL)).toBe('c2');
-    expect(a.pinned('s3', T0, TTL)).toBeNull();
+    const a = new SessionAffinity([], ON);
+    a.pin('s1', 'c1', T0);
+    a.pin('s2', 'c2', T0);
+    expect(a.pinned('s1', T0)).toBe('c1');
+    expect(a.pinned('s2', T0)).toBe('c2');
+    expect(a.pinned('s3', T0)).toBeNull();
   });
 });
 
 describe('§9 TTL 0 disables affinity', () => {
   it('pin does nothing and a stored pin is not returned', () => {
-    const a = new SessionAffinity([{ session: 's1', connection: 'c1', expiresAt: T0 + TTL }]);
-    a.pin('s2', 'c2', T0, 0);
-    expect(a.pinned('s1', T0, 0)).toBeNull();
-    expect(a.pinned('s2', T0, 0)).toBeNull();
+    const a = new SessionAffinity([{ session: 's1', connection: 'c1', expiresAt: T0 + TTL }], OFF);
+    a.pin('s2', 'c2', T0);
+    expect(a.pinned('s1', T0)).toBeNull();
+    expect(a.pinned('s2', T0)).toBeNull();
     expect(a.takeDirty().size).toBe(0);
   });
 
@@ -105,12 +108,12 @@ describe('§9 TTL 0 disables affinity', () => {
           }),
         ),
         (ops) => {
-          const a = new SessionAffinity();
+          const a = new SessionAffinity([], OFF);
           let now = T0;
           for (const op of ops) {
             now += op.dt;
-            if (op.pin) a.pin(op.session, op.connection, now, 0);
-            expect(a.pinned(op.session, now, 0)).toBeNull();
+            if (op.pin) a.pin(op.session, op.connection, now);
+            expect(a.pinned(op.session, now)).toBeNull();
           }
           expect(a.views(now)).toEqual([]);
           expect(a.takeDirty().size).toBe(0);
@@ -122,35 +125,35 @@ describe('§9 TTL 0 disables affinity', () => {
 
 describe('§9 the TTL is refreshed on use', () => {
   it('pinning again (each served request) moves the expiry to now + TTL', () => {
-    const a = new SessionAffinity();
-    a.pin('s1', 'c1', T0, TTL);
-    a.pin('s1', 'c1', T0 + TTL - 1_000, TTL);
-    expect(a.pinned('s1', T0 + TTL + 60_000, TTL)).toBe('c1');
+    const a = new SessionAffinity([], ON);
+    a.pin('s1', 'c1', T0);
+    a.pin('s1', 'c1', T0 + TTL - 1_000);
+    expect(a.pinned('s1', T0 + TTL + 60_000)).toBe('c1');
     expect(a.views(T0 + TTL)).toEqual([
       { session: 's1', connection: 'c1', expiresAt: T0 + 2 * TTL - 1_000 },
     ]);
-    expect(a.pinned('s1', T0 + 2 * TTL - 1_000, TTL)).toBeNull();
+    expect(a.pinned('s1', T0 + 2 * TTL - 1_000)).toBeNull();
   });
 });
 
 describe('§9 if the pinned connection becomes ineligible, fail over and overwrite the pin with the new connection', () => {
   it('the new connection replaces the old one', () => {
-    const a = new SessionAffinity();
-    a.pin('s1', 'anthropic/acct-1', T0, TTL);
-    a.pin('s1', 'openai/key-2', T0 + 5, TTL);
-    expect(a.pinned('s1', T0 + 10, TTL)).toBe('openai/key-2');
+    const a = new SessionAffinity([], ON);
+    a.pin('s1', 'anthropic/acct-1', T0);
+    a.pin('s1', 'openai/key-2', T0 + 5);
+    expect(a.pinned('s1', T0 + 10)).toBe('openai/key-2');
     expect(a.views(T0 + 10)).toHaveLength(1);
   });
 
   it('pins to a connection that no longer exists are dropped', () => {
-    const a = new SessionAffinity();
-    a.pin('s1', 'gone', T0, TTL);
-    a.pin('s2', 'gone', T0, TTL);
-    a.pin('s3', 'kept', T0, TTL);
+    const a = new SessionAffinity([], ON);
+    a.pin('s1', 'gone', T0);
+    a.pin('s2', 'gone', T0);
+    a.pin('s3', 'kept', T0);
     a.takeDirty();
-    a.forgetConnection('gone');
-    expect(a.pinned('s1', T0, TTL)).toBeNull();
-    expect(a.pinned('s3', T0, TTL)).toBe('kept');
+    a.forgetConnection('gone', T0);
+    expect(a.pinned('s1', T0)).toBeNull();
+    expect(a.pinned('s3', T0)).toBe('kept');
     expect(a.takeDirty()).toEqual(
       new Map([
         ['s1', null],
@@ -162,20 +165,23 @@ describe('§9 if the pinned connection becomes ineligible, fail over and overwri
 
 describe('§9 persisted: pins restored at start, changes collected for a batched write', () => {
   it('restored pins are served and are not dirty', () => {
-    const a = new SessionAffinity([
-      { session: 's1', connection: 'c1', expiresAt: T0 + 1_000 },
-      { session: 's2', connection: 'c2', expiresAt: T0 - 1 },
-    ]);
+    const a = new SessionAffinity(
+      [
+        { session: 's1', connection: 'c1', expiresAt: T0 + 1_000 },
+        { session: 's2', connection: 'c2', expiresAt: T0 - 1 },
+      ],
+      ON,
+    );
     expect(a.takeDirty().size).toBe(0);
-    expect(a.pinned('s1', T0, TTL)).toBe('c1');
+    expect(a.pinned('s1', T0)).toBe('c1');
     expect(a.views(T0)).toEqual([{ session: 's1', connection: 'c1', expiresAt: T0 + 1_000 }]);
   });
 
   it('every pin is dirty until taken; the last write per session wins; taking clears', () => {
-    const a = new SessionAffinity();
-    a.pin('s1', 'c1', T0, TTL);
-    a.pin('s1', 'c2', T0 + 1, TTL);
-    a.pin('s2', 'c1', T0 + 2, TTL);
+    const a = new SessionAffinity([], ON);
+    a.pin('s1', 'c1', T0);
+    a.pin('s1', 'c2', T0 + 1);
+    a.pin('s2', 'c1', T0 + 2);
     expect(a.takeDirty()).toEqual(
       new Map([
         ['s1', { session: 's1', connection: 'c2', expiresAt: T0 + 1 + TTL }],
@@ -187,13 +193,32 @@ describe('§9 persisted: pins restored at start, changes collected for a batched
   });
 });
 
-describe('Lazy recovery: an expired pin is dropped when it is read, not by a timer', () => {
+describe('An expired pin is dropped when it is read, or by the sweep, and the deletion recorded', () => {
   it('reading an expired pin deletes it and records the deletion for the store', () => {
-    const a = new SessionAffinity([{ session: 's1', connection: 'c1', expiresAt: T0 }]);
+    const a = new SessionAffinity([{ session: 's1', connection: 'c1', expiresAt: T0 }], ON);
     expect(a.views(T0)).toEqual([]);
     expect(a.dirty.size).toBe(0);
-    expect(a.pinned('s1', T0, TTL)).toBeNull();
+    expect(a.pinned('s1', T0)).toBeNull();
     expect(a.takeDirty()).toEqual(new Map([['s1', null]]));
+  });
+
+  it('a session that never returns is swept at its TTL, and past the cap the least recent goes', () => {
+    let now = T0;
+    const maps = new BoundedMaps(() => now);
+    const a = new SessionAffinity([], { ttlMs: () => TTL, maps, maxEntries: 2 });
+    a.pin('s1', 'c1', T0);
+    a.pin('s2', 'c1', T0 + 1);
+    a.pin('s1', 'c1', T0 + 2);
+    a.pin('s3', 'c1', T0 + 3);
+    a.takeDirty();
+    expect(a.views(T0 + 3).map((v) => v.session)).toEqual(['s1', 's3']);
+    expect(maps.stats()).toEqual([
+      { name: 'session_pins', size: 2, capacity: 2, expired: 0, evicted: 1 },
+    ]);
+    now = T0 + 2 + TTL;
+    maps.sweep();
+    expect(a.takeDirty()).toEqual(new Map([['s1', null]]));
+    expect(a.views(now).map((v) => v.session)).toEqual(['s3']);
   });
 });
 
@@ -212,18 +237,18 @@ describe('§9 properties of session affinity', () => {
           { maxLength: 60 },
         ),
         (ttl, ops) => {
-          const a = new SessionAffinity();
+          const a = new SessionAffinity([], { ttlMs: () => ttl });
           const model = new Map<string, { connection: string; expiresAt: number }>();
           let now = T0;
           for (const op of ops) {
             now += op.dt;
             if (op.pin) {
-              a.pin(op.session, op.connection, now, ttl);
+              a.pin(op.session, op.connection, now);
               model.set(op.session, { connection: op.connection, expiresAt: now + ttl });
             }
             const m = model.get(op.session);
             const expected = m && now < m.expiresAt ? m.connection : null;
-            expect(a.pinned(op.session, now, ttl)).toBe(expected);
+            expect(a.pinned(op.session, now)).toBe(expected);
             for (const v of a.views(now)) expect(v.expiresAt).toBeGreaterThan(now);
           }
         },

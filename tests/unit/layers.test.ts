@@ -33,6 +33,7 @@ const MAIN_LAYERS: LayerRules = [
   ['src/main/engine/config', 'src/main/engine/agents'],
   ['src/main/engine/settings'],
   [
+    'src/main/engine/bounded-map.ts',
     'src/main/engine/clock.ts',
     'src/main/engine/data-dir.ts',
     'src/main/engine/events.ts',

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { BoundedMaps } from '../../src/main/engine/bounded-map';
 import {
   planRelay,
   RelaySessions,
@@ -104,13 +105,20 @@ describe('planRelay', () => {
 
 describe('RelaySessions', () => {
   it('remembers per combo and session, and lets the least recent go past its limit', () => {
-    const s = new RelaySessions(2);
-    s.set('c', 's1', 'a');
-    s.set('c', 's2', 'b');
-    s.set('d', 's1', 'z');
-    expect(s.get('c', 's1')).toBeUndefined();
-    expect(s.get('c', 's2')).toBe('b');
-    expect(s.get('d', 's1')).toBe('z');
+    const s = new RelaySessions(new BoundedMaps(() => 0), 2);
+    s.set('c', 's1', 'a', 0);
+    s.set('c', 's2', 'b', 0);
+    s.set('d', 's1', 'z', 0);
+    expect(s.get('c', 's1', 0)).toBeUndefined();
+    expect(s.get('c', 's2', 0)).toBe('b');
+    expect(s.get('d', 's1', 0)).toBe('z');
+  });
+
+  it('forgets a session a day after its last answer', () => {
+    const s = new RelaySessions(new BoundedMaps(() => 0));
+    s.set('c', 's1', 'a', 0);
+    expect(s.get('c', 's1', 24 * 3_600_000 - 1)).toBe('a');
+    expect(s.get('c', 's1', 24 * 3_600_000)).toBeUndefined();
   });
 });
 

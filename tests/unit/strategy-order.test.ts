@@ -302,16 +302,16 @@ describe('lkgp and cache-optimized', () => {
     const s = new RoutingSignals();
     const run = () => ordered(STRATEGY.lkgp!(candidates, viewOf(s, catalog), request(), seeded(1)));
     expect(run().reason).toBe('no success yet: configured order');
-    s.settled('c', 'b/m', true, null);
+    s.settled('c', 'b/m', true, null, NOW);
     expect(firstTarget(run().order)).toBe('b/m');
     expect(run().reason).toBe('picked b/m: last known good');
-    s.settled('c', 'b/m', false, null);
+    s.settled('c', 'b/m', false, null, NOW);
     expect(firstTarget(run().order)).toBe('a/m');
   });
   it('lkgp: the last good target is not eligible now: configured order, said so', () => {
     const { candidates, catalog } = simpleCombo(3);
     const s = new RoutingSignals();
-    s.settled('c', 'b/m', true, null);
+    s.settled('c', 'b/m', true, null, NOW);
     const r = ordered(
       STRATEGY.lkgp!(
         candidates.filter((c) => c.target.label !== 'b/m'),
@@ -325,7 +325,7 @@ describe('lkgp and cache-optimized', () => {
   it('cache-optimized: the target that served the same prefix', () => {
     const { candidates, catalog } = simpleCombo(3);
     const s = new RoutingSignals();
-    s.settled('c', 'c/m', true, 'abcdef0123');
+    s.settled('c', 'c/m', true, 'abcdef0123', NOW);
     const hit = ordered(
       STRATEGY['cache-optimized']!(
         candidates,

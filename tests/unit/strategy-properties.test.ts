@@ -54,7 +54,7 @@ function setup(s: Scenario) {
   }
   const labels = [...new Set(candidates.map((c) => c.target.label))];
   for (const r of s.routed) signals.routed('c', labels[r % labels.length]!, labels.length, NOW);
-  if (s.good !== null) signals.settled('c', labels[s.good % labels.length]!, true, 'p1');
+  if (s.good !== null) signals.settled('c', labels[s.good % labels.length]!, true, 'p1', NOW);
   const req = request({
     inputTokens: () => s.tokens,
     maxOutputTokens: () => s.maxOut,

@@ -14,6 +14,7 @@ import { shutDown } from './assembly/shutdown';
 import { snapshotOf } from './assembly/snapshot';
 import { gatewayStatus } from './assembly/status';
 import { openStorage } from './assembly/storage';
+import { BoundedMaps } from './bounded-map';
 import { type Clock, systemClock } from './clock';
 import { ValidationError, validateConfig } from './config/validate';
 import { prepareDataDir } from './data-dir';
@@ -29,6 +30,8 @@ export const DEFAULT_PORT = 4141;
 export const DEFAULT_HOST = '127.0.0.1';
 const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
 const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
+/** How often expired sessions, prefixes and the like are dropped (between requests too). */
+const BOUNDED_MAP_SWEEP_MS = 60_000;
 
 export interface EngineOptions {
   config?: BreakwaterConfig;
@@ -112,7 +115,9 @@ function openFoundation(
     ...(opts.secretCodec ? { secretCodec: opts.secretCodec } : {}),
     ...(opts.sqliteBinding ? { sqliteBinding: opts.sqliteBinding } : {}),
   });
-  return { env, clock, log, events, shared, store, settings, adminToken };
+  const maps = new BoundedMaps(() => clock.now());
+  maps.startSweeping(BOUNDED_MAP_SWEEP_MS);
+  return { env, clock, log, events, shared, store, settings, maps, adminToken };
 }
 
 /**

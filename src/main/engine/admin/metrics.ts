@@ -4,6 +4,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { BreakerStateName, Snapshot } from '../../../shared/contract';
+import type { BoundedMapStats } from '../bounded-map';
 import { family, type RequestMetrics, type Sample } from '../usage/metrics';
 import { checkAdminToken, checkHostAndOrigin } from '../wire/guard';
 import { sendAdminError } from '../wire/json-answer';
@@ -18,6 +19,8 @@ export interface MetricsDeps {
   snapshot(): Snapshot;
   requests: RequestMetrics;
   team: { droppedPeerRecords(): number };
+  /** The bounded maps' sizes and drops. */
+  maps: { stats(): BoundedMapStats[] };
 }
 
 const BREAKER_STATES: readonly BreakerStateName[] = ['CLOSED', 'DEGRADED', 'OPEN', 'HALF_OPEN'];
@@ -28,7 +31,11 @@ export function handleMetrics(req: IncomingMessage, res: ServerResponse, deps: M
     sendAdminError(res, refusal.status, refusal.code, refusal.message);
     return;
   }
-  const body = deps.requests.text() + stateText(deps.snapshot()) + teamText(deps.team);
+  const body =
+    deps.requests.text() +
+    stateText(deps.snapshot()) +
+    teamText(deps.team) +
+    boundedMapsText(deps.maps.stats());
   res.writeHead(200, {
     'content-type': 'text/plain; version=0.0.4; charset=utf-8',
     'content-length': Buffer.byteLength(body),
@@ -73,6 +80,33 @@ function teamText(team: MetricsDeps['team']): string {
     'Records other team instances wrote to Redis that did not parse and were ignored.',
     'counter',
     [{ labels: {}, value: team.droppedPeerRecords() }],
+  );
+}
+
+/** Size, cap and drops of each map keyed by what clients choose (sessions, prefixes, …). */
+export function boundedMapsText(stats: readonly BoundedMapStats[]): string {
+  return (
+    family(
+      'breakwater_bounded_map_entries',
+      'Entries held in a bounded map (session pins, prompt prefixes, …).',
+      'gauge',
+      stats.map((m) => ({ labels: { map: m.name }, value: m.size })),
+    ) +
+    family(
+      'breakwater_bounded_map_capacity',
+      'The most entries a bounded map holds; the least recently used go beyond it.',
+      'gauge',
+      stats.map((m) => ({ labels: { map: m.name }, value: m.capacity })),
+    ) +
+    family(
+      'breakwater_bounded_map_evictions_total',
+      'Entries a bounded map dropped: reason expired (past their TTL) or capacity (least recently used, over the cap).',
+      'counter',
+      stats.flatMap((m) => [
+        { labels: { map: m.name, reason: 'expired' }, value: m.expired },
+        { labels: { map: m.name, reason: 'capacity' }, value: m.evicted },
+      ]),
+    )
   );
 }
 

@@ -1,3 +1,4 @@
+import type { BoundedMaps } from '../bounded-map';
 import type { Clock } from '../clock';
 import type { Catalog } from '../config/catalog';
 import type { EventBus } from '../events';
@@ -26,6 +27,8 @@ export interface Foundation {
   readonly shared: StateBackend;
   readonly store: Store;
   readonly settings: Settings;
+  /** State keyed by what clients choose (sessions, prefixes): swept, capped, in `/metrics`. */
+  readonly maps: BoundedMaps;
 }
 
 /** The gateway keys and what is counted against them. */

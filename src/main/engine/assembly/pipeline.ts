@@ -38,7 +38,7 @@ export function buildPipeline(parts: EngineParts, inputs: PipelineInputs): Pipel
     clock,
     log: parts.log,
     inFlight: status.inFlight,
-    routing: new RoutingSignals(inputs.random, parts.quotas),
+    routing: new RoutingSignals(inputs.random, parts.quotas, parts.maps),
     share: new FairShare(
       () => clock.now(),
       settings.derived((s) => s.number('concurrencyLimit.waitTimeoutMs')),

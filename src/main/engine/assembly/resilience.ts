@@ -50,6 +50,7 @@ export function buildResilience(base: Foundation, inputs: ResilienceInputs): Res
     shared,
     settings,
     pins: store.sessionPins,
+    maps: base.maps,
     log,
     now: () => clock.now(),
   });

@@ -51,6 +51,7 @@ export function buildServer(parts: EngineParts, inputs: ServerInputs): GatewaySe
               snapshot,
               requests: parts.usage.metrics,
               team: parts.shared,
+              maps: parts.maps,
             }),
           )
         : handleProxyRequest(req, res, url, inputs.pipeline),

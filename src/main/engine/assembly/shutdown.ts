@@ -18,6 +18,7 @@ export async function shutDown(
   parts.shapeRepairs.close();
   parts.usage.close();
   parts.quotas.flush();
+  parts.maps.close();
   parts.store.close();
   await parts.shared.close();
 }

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { SessionView } from '../../../shared/contract';
+import { type BoundedMap, BoundedMaps } from '../bounded-map';
 import type { SessionPin } from '../store';
 
 /**
@@ -55,43 +56,63 @@ export function bodySessionId(promptCacheKey: unknown, metadata: unknown): strin
   }
 }
 
+/** Pins kept at most: a session that never returns is dropped at its TTL, or here first. */
+export const MAX_SESSION_PINS = 50_000;
+
+export interface AffinityBounds {
+  /** sessionAffinityTtlMs, read on every check: 0 turns affinity off (and expires every pin). */
+  ttlMs: () => number;
+  /** The engine's bounded maps (swept and counted in `/metrics`); one of its own when omitted. */
+  maps?: BoundedMaps;
+  maxEntries?: number;
+}
+
 /**
  * Session affinity (RESILIENCE.md §9): a session stays on the connection that last served it
- * while its pin lives; the TTL is refreshed on use; 0 turns affinity off. Expiry is lazy.
- * Changes are collected for a batched write; nothing here touches the disk.
+ * while its pin lives; the TTL is refreshed on use. Pins are bounded: swept at their TTL and
+ * capped, least recently used out (clients send a new session per conversation). Changes, drops
+ * included, are collected for a batched write; nothing here touches the disk.
  */
 export class SessionAffinity {
-  private readonly pins = new Map<string, SessionPin>();
+  private readonly pins: BoundedMap<string, SessionPin>;
   readonly dirty = new Map<string, SessionPin | null>();
 
-  constructor(restored: SessionPin[] = []) {
-    for (const p of restored) this.pins.set(p.session, p);
+  constructor(
+    restored: SessionPin[],
+    private readonly bounds: AffinityBounds,
+  ) {
+    this.pins = (bounds.maps ?? new BoundedMaps(Date.now)).create({
+      name: 'session_pins',
+      maxEntries: bounds.maxEntries ?? MAX_SESSION_PINS,
+      ttlMs: bounds.ttlMs,
+      onDrop: (session) => this.dirty.set(session, null),
+    });
+    // Oldest first, each at the time it was last written, so the map's order is its expiry's.
+    const ttl = bounds.ttlMs();
+    for (const p of [...restored].sort((a, b) => a.expiresAt - b.expiresAt)) {
+      this.pins.set(p.session, p, p.expiresAt - ttl);
+    }
+    this.dirty.clear();
   }
 
   /** The pinned connection, or null (no pin, expired, or affinity off). */
-  pinned(session: string, now: number, ttlMs: number): string | null {
-    if (ttlMs <= 0) return null;
-    const p = this.pins.get(session);
-    if (!p) return null;
-    if (p.expiresAt <= now) {
-      this.pins.delete(session);
-      this.dirty.set(session, null);
-      return null;
-    }
-    return p.connection;
+  pinned(session: string, now: number): string | null {
+    if (this.bounds.ttlMs() <= 0) return null;
+    return this.pins.get(session, now)?.connection ?? null;
   }
 
   /** Pins (or re-pins after a failover) the session to the connection that served it. */
-  pin(session: string, connection: string, now: number, ttlMs: number): void {
-    if (ttlMs <= 0) return;
-    const pin = { session, connection, expiresAt: now + ttlMs };
-    this.pins.set(session, pin);
+  pin(session: string, connection: string, now: number): void {
+    const ttl = this.bounds.ttlMs();
+    if (ttl <= 0) return;
+    const pin = { session, connection, expiresAt: now + ttl };
+    this.pins.set(session, pin, now);
     this.dirty.set(session, pin);
   }
 
   /** Drops pins to a connection that no longer exists. */
-  forgetConnection(connection: string): void {
-    for (const [session, p] of this.pins) {
+  forgetConnection(connection: string, now: number): void {
+    for (const [session, p] of [...this.pins.entries(now)]) {
       if (p.connection === connection) {
         this.pins.delete(session);
         this.dirty.set(session, null);
@@ -100,12 +121,11 @@ export class SessionAffinity {
   }
 
   views(now: number): SessionView[] {
-    const out: SessionView[] = [];
-    for (const p of this.pins.values()) {
-      if (p.expiresAt > now)
-        out.push({ session: p.session, connection: p.connection, expiresAt: p.expiresAt });
-    }
-    return out;
+    return [...this.pins.entries(now)].map(([, p]) => ({
+      session: p.session,
+      connection: p.connection,
+      expiresAt: p.expiresAt,
+    }));
   }
 
   takeDirty(): Map<string, SessionPin | null> {

@@ -2,6 +2,8 @@
 // turns must be replaced by a summary to fit that target's window (and which). The acting code
 // (proxy/pipeline/context-relay.ts) asks the summarizer and rewrites the request.
 
+import type { BoundedMap, BoundedMaps } from '../bounded-map';
+
 /** A distinct target of the combo, in configured order, as the decision sees it. */
 export interface RelayTarget {
   label: string;
@@ -88,20 +90,27 @@ export function planRelay(input: RelayInput): RelayPlan {
   };
 }
 
-/** The target each session of a relay combo was last served by (bounded, least recent out). */
+/** Sessions a relay combo remembers at most, and for how long after their last answer. */
+const RELAY_SESSIONS = 10_000;
+const RELAY_SESSION_TTL_MS = 24 * 3_600_000;
+
+/** The target each session of a relay combo was last served by (bounded: TTL, least recent out). */
 export class RelaySessions {
-  private readonly map = new Map<string, string>();
+  private readonly map: BoundedMap<string, string>;
 
-  constructor(private readonly limit = 10_000) {}
-
-  get(combo: string, session: string): string | undefined {
-    return this.map.get(`${combo}\u0000${session}`);
+  constructor(maps: BoundedMaps, limit = RELAY_SESSIONS) {
+    this.map = maps.create({
+      name: 'relay_sessions',
+      maxEntries: limit,
+      ttlMs: () => RELAY_SESSION_TTL_MS,
+    });
   }
 
-  set(combo: string, session: string, target: string): void {
-    const key = `${combo}\u0000${session}`;
-    this.map.delete(key);
-    this.map.set(key, target);
-    if (this.map.size > this.limit) this.map.delete(this.map.keys().next().value!);
+  get(combo: string, session: string, now: number): string | undefined {
+    return this.map.get(`${combo}\u0000${session}`, now);
+  }
+
+  set(combo: string, session: string, target: string, now: number): void {
+    this.map.set(`${combo}\u0000${session}`, target, now);
   }
 }

@@ -2,6 +2,7 @@
 // from attempt outcomes. Nothing here throws for a missing signal: it answers `undefined`.
 
 import type { ModelSpec } from '../../../shared/contract';
+import { type BoundedMap, BoundedMaps } from '../bounded-map';
 import type { Catalog } from '../config/catalog';
 import { RelaySessions } from './context-relay';
 import { QuotaBook } from './quota-book';
@@ -41,7 +42,15 @@ const EWMA_ALPHA = 0.3;
 const BUCKET_MS = 1000;
 /** The longest `least-used` window the counts are kept for (the option's maximum). */
 export const MAX_RECENT_WINDOW_MS = 3_600_000;
+/** Prompt prefixes remembered at most, and for about a provider prompt cache's life. */
 const PREFIX_LIMIT = 2048;
+const PREFIX_TTL_MS = 3_600_000;
+/**
+ * Targets with statistics at most (a client may name any `provider/model`), and how long after
+ * their last call: longer than the `least-used` window.
+ */
+const TARGET_LIMIT = 1024;
+const TARGET_TTL_MS = 24 * 3_600_000;
 
 interface TargetStats {
   latency?: number;
@@ -60,25 +69,38 @@ export interface CallLearning {
 
 export class RoutingSignals {
   /** context-relay: which target each session was last served by. */
-  readonly relaySessions = new RelaySessions();
-  private readonly targets = new Map<string, TargetStats>();
+  readonly relaySessions: RelaySessions;
+  private readonly targets: BoundedMap<string, TargetStats>;
+  // Keyed by combo: as many as the config names.
   private readonly turnCount = new Map<string, number>();
   private readonly decks = new Map<string, Set<string>>();
   private readonly good = new Map<string, string>();
-  private readonly prefixes = new Map<string, string>();
+  private readonly prefixes: BoundedMap<string, string>;
 
   constructor(
     readonly rng: () => number = Math.random,
     /** Kept across restarts when the engine gives it a store. */
     readonly quotas: QuotaBook = new QuotaBook(),
-  ) {}
+    /** The engine's bounded maps (swept and counted in `/metrics`). */
+    maps: BoundedMaps = new BoundedMaps(Date.now),
+  ) {
+    this.relaySessions = new RelaySessions(maps);
+    this.targets = maps.create({
+      name: 'target_stats',
+      maxEntries: TARGET_LIMIT,
+      ttlMs: () => TARGET_TTL_MS,
+    });
+    this.prefixes = maps.create({
+      name: 'prompt_prefixes',
+      maxEntries: PREFIX_LIMIT,
+      ttlMs: () => PREFIX_TTL_MS,
+    });
+  }
 
-  private stats(target: string): TargetStats {
-    let s = this.targets.get(target);
-    if (!s) {
-      s = { buckets: new Map() };
-      this.targets.set(target, s);
-    }
+  /** The target's statistics, written now (so the least recently used go first). */
+  private stats(target: string, now: number): TargetStats {
+    const s = this.targets.get(target, now) ?? { buckets: new Map() };
+    this.targets.set(target, s, now);
     return s;
   }
 
@@ -91,7 +113,7 @@ export class RoutingSignals {
       this.decks.set(combo, deck);
     }
     deck.add(target);
-    const s = this.stats(target);
+    const s = this.stats(target, now);
     const second = now - (now % BUCKET_MS);
     s.buckets.set(second, (s.buckets.get(second) ?? 0) + 1);
     for (const at of s.buckets.keys()) {
@@ -102,7 +124,7 @@ export class RoutingSignals {
 
   /** An upstream call ended (headers in, or failed before them). */
   learnCall(c: Candidate, outcome: CallLearning, now: number): void {
-    const s = this.stats(c.target.label);
+    const s = this.stats(c.target.label, now);
     const failed = outcome.ok ? 0 : 1;
     s.errors = s.errors === undefined ? failed : s.errors + EWMA_ALPHA * (failed - s.errors);
     if (outcome.ok) {
@@ -116,16 +138,11 @@ export class RoutingSignals {
   }
 
   /** How a combo's request ended: lkgp and cache-optimized remember who served. */
-  settled(combo: string, target: string, ok: boolean, prefix: string | null): void {
+  settled(combo: string, target: string, ok: boolean, prefix: string | null, now: number): void {
     if (ok) this.good.set(combo, target);
     else if (this.good.get(combo) === target) this.good.delete(combo);
     if (!ok || prefix === null) return;
-    const key = `${combo}\u0000${prefix}`;
-    this.prefixes.delete(key);
-    this.prefixes.set(key, target);
-    if (this.prefixes.size > PREFIX_LIMIT) {
-      this.prefixes.delete(this.prefixes.keys().next().value as string);
-    }
+    this.prefixes.set(`${combo}\u0000${prefix}`, target, now);
   }
 
   view(live: LiveLoad, catalog: Catalog, now: number): SignalsView {
@@ -133,11 +150,11 @@ export class RoutingSignals {
       now,
       inFlight: (connection) => live.inFlight(connection),
       saturated: (c) => live.saturated(c),
-      latencyMs: (t) => this.targets.get(t)?.latency,
-      errorRate: (t) => this.targets.get(t)?.errors,
+      latencyMs: (t) => this.targets.get(t, now)?.latency,
+      errorRate: (t) => this.targets.get(t, now)?.errors,
       recentRequests: (t, windowMs) => {
         let n = 0;
-        for (const [at, count] of this.targets.get(t)?.buckets ?? []) {
+        for (const [at, count] of this.targets.get(t, now)?.buckets ?? []) {
           if (at > now - windowMs) n += count;
         }
         return n;
@@ -147,7 +164,7 @@ export class RoutingSignals {
       turns: (combo) => this.turnCount.get(combo) ?? 0,
       dealt: (combo) => this.decks.get(combo) ?? new Set(),
       lastGood: (combo) => this.good.get(combo),
-      prefixTarget: (combo, prefix) => this.prefixes.get(`${combo}\u0000${prefix}`),
+      prefixTarget: (combo, prefix) => this.prefixes.get(`${combo}\u0000${prefix}`, now),
     };
   }
 }

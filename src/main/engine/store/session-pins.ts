@@ -9,17 +9,19 @@ export interface SessionPin {
 }
 
 export interface SessionPinRepo {
-  /** Pins that have not expired at `now`. */
-  load(now: number): SessionPin[];
+  /** The `limit` latest pins that have not expired at `now`. */
+  load(now: number, limit: number): SessionPin[];
   /** One transaction: upserts, deletions (`null`), and a sweep of expired rows. */
   save(changes: Map<string, SessionPin | null>, now: number): void;
 }
 
 export function createSessionPinRepo(db: Db): SessionPinRepo {
   const loadStmt = db.prepare<
-    [number],
+    [number, number],
     { session: string; connection_id: string; expires_at: number }
-  >('SELECT session, connection_id, expires_at FROM session_pins WHERE expires_at > ?');
+  >(
+    'SELECT session, connection_id, expires_at FROM session_pins WHERE expires_at > ? ORDER BY expires_at DESC LIMIT ?',
+  );
   const upsert = db.prepare(
     `INSERT INTO session_pins (session, connection_id, expires_at)
      SELECT @session, @connection, @expiresAt WHERE EXISTS (SELECT 1 FROM connections WHERE id = @connection)
@@ -35,9 +37,9 @@ export function createSessionPinRepo(db: Db): SessionPinRepo {
     sweep.run(now);
   });
   return {
-    load: (now) =>
+    load: (now, limit) =>
       loadStmt
-        .all(now)
+        .all(now, limit)
         .map((r) => ({ session: r.session, connection: r.connection_id, expiresAt: r.expires_at })),
     save,
   };

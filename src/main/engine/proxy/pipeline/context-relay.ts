@@ -54,7 +54,7 @@ export async function relaySession(o: Orchestration): Promise<Decision> {
   const session = ctx.session;
   const plan = planRelay({
     targets,
-    current: session ? deps.routing?.relaySessions.get(combo.name, session) : undefined,
+    current: session ? deps.routing?.relaySessions.get(combo.name, session, now) : undefined,
     turns,
     fixed: estimateInputTokens({ ...ir, messages: [] }) + (ir.maxTokens ?? 0),
   });
@@ -91,5 +91,5 @@ export async function relaySession(o: Orchestration): Promise<Decision> {
 export function rememberRelay(ctx: RequestContext, deps: PipelineDeps): void {
   const served = ctx.served;
   if (!ctx.session || !served || !ctx.combo || ctx.status < 200 || ctx.status >= 300) return;
-  deps.routing?.relaySessions.set(ctx.combo.name, ctx.session, served.target.label);
+  deps.routing?.relaySessions.set(ctx.combo.name, ctx.session, served.target.label, ctx.now());
 }

@@ -168,7 +168,13 @@ export const strategy: RequestStage = {
     const combo = served && deps.routing ? ctx.combo : null;
     if (!served || !combo || combo.strategy === 'priority') return;
     const ok = ctx.status >= 200 && ctx.status < 400 && ctx.errorClass === null;
-    deps.routing!.settled(combo.name, served.target.label, ok, prefixes.get(ctx) ?? null);
+    deps.routing!.settled(
+      combo.name,
+      served.target.label,
+      ok,
+      prefixes.get(ctx) ?? null,
+      ctx.now(),
+    );
   },
 };
 

@@ -1,10 +1,11 @@
 import type { QueueView, SessionView } from '../../../../shared/contract';
+import type { BoundedMaps } from '../../bounded-map';
 import type { CatalogConnection } from '../../config/catalog';
 import type { Logger } from '../../logger';
 import type { Settings } from '../../settings/settings';
 import { LOCAL_STATE, type SharedPermit, type StateBackend } from '../../state/backend';
 import type { SessionPinRepo } from '../../store';
-import { SessionAffinity } from '../affinity';
+import { MAX_SESSION_PINS, SessionAffinity } from '../affinity';
 import { DeferredFlush } from '../deferred-flush';
 import { effectiveExpiration, type QueueLimits, resolveLimits } from './admission';
 import { NO_RATE_LIMIT, QueueRejection, type QueueSlot, RequestQueues } from './request-queue';
@@ -18,6 +19,8 @@ export interface FlowDeps {
   flushIntervalMs?: number;
   /** Where else the state lives (team mode): `maxConcurrent`, queues and pins are then shared. */
   shared?: StateBackend;
+  /** The engine's bounded maps: the session pins are one. */
+  maps?: BoundedMaps;
 }
 
 /** What an attempt holds while it runs; released once in `finally`, safe twice. */
@@ -82,11 +85,14 @@ export class FlowControl {
       ),
     );
     this.ttlMs = deps.settings.derived((s) => s.number('sessionAffinityTtlMs'));
-    this.affinity = new SessionAffinity(deps.pins.load(deps.now()));
+    this.affinity = new SessionAffinity(deps.pins.load(deps.now(), MAX_SESSION_PINS), {
+      ttlMs: this.ttlMs,
+      ...(deps.maps ? { maps: deps.maps } : {}),
+    });
     this.shared.onChange((c) => {
       if (c.kind !== 'pin') return;
       const connection = (c.value as { connection: string } | null)?.connection;
-      if (connection) this.affinity.pin(c.id, connection, deps.now(), this.ttlMs());
+      if (connection) this.affinity.pin(c.id, connection, deps.now());
       this.scheduleFlush();
     });
   }
@@ -209,7 +215,7 @@ export class FlowControl {
   // ------------------------------------------------------------------ affinity
 
   pinned(session: string, now: number): string | null {
-    const c = this.affinity.pinned(session, now, this.ttlMs());
+    const c = this.affinity.pinned(session, now);
     this.scheduleFlush();
     return c;
   }
@@ -217,9 +223,9 @@ export class FlowControl {
   pin(session: string, connection: string, now: number): void {
     const ttl = this.ttlMs();
     // Peers learn a new or moved pin; refreshing the same pin stays local (no write per request).
-    if (this.shared.kind !== 'local' && this.affinity.pinned(session, now, ttl) !== connection)
+    if (this.shared.kind !== 'local' && this.affinity.pinned(session, now) !== connection)
       this.shared.put({ kind: 'pin', id: session, value: { connection } }, ttl);
-    this.affinity.pin(session, connection, now, ttl);
+    this.affinity.pin(session, connection, now);
     this.scheduleFlush();
   }
 
