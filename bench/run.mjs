@@ -12,6 +12,7 @@
 //   --baseline=DIR  also run the Breakwater built in another checkout DIR (its out/main/cli.js)
 //               as a fourth system in the latency and throughput scenarios, alternated with
 //               this one, and print this build against it (a before/after on the same machine)
+//   --only=cpu  (also) the CPU per request of bench/cpu.mjs, with --baseline passed on
 //   --no-team   leave out the team-mode systems (Breakwater on Redis; bench/team.mjs), which run
 //               in the latency and throughput scenarios whenever redis-server is installed
 import { spawn, spawnSync } from 'node:child_process';
@@ -607,6 +608,21 @@ function baselineReport(r) {
   return `\n${table(rows)}\n`;
 }
 
+/**
+ * CPU per request, short and 130 KB, this build against the baseline and the reference
+ * (bench/cpu.mjs, in its own processes once the others have stopped).
+ */
+function cpuReport() {
+  log('6. CPU per request, short and 130 KB requests (bench/cpu.mjs)');
+  const argv = [join(BENCH, 'cpu.mjs'), ...(QUICK ? ['--quick'] : [])];
+  if (BASELINE) argv.push(`--baseline=${BASELINE}`);
+  const r = spawnSync(process.execPath, argv, {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return `\nCPU per request (bench/cpu.mjs)${r.stdout}`;
+}
+
 // --- main ------------------------------------------------------------------------------------
 
 async function main() {
@@ -658,6 +674,7 @@ async function main() {
     await stop(breakwater);
     if (baseline) await stop(baseline);
     if (baseline) process.stdout.write(baselineReport(results));
+    if (wanted('cpu')) process.stdout.write(cpuReport());
     for (const t of team) await stop(t);
     redis?.stop();
     if (team.length > 0) process.stdout.write(teamReport(results, table));

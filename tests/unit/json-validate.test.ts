@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { forEachMember } from '../../src/main/engine/wire/json-members';
 import { isValidJson } from '../../src/main/engine/wire/json-validate';
 
 /** What the validator must agree with: JSON.parse of the bytes decoded as UTF-8. */
@@ -166,5 +167,46 @@ describe('isValidJson agrees with JSON.parse', () => {
     agree(Buffer.from([0x22, 0xc3, 0x22]));
     agree(Buffer.from([0x5b, 0xff, 0x5d]));
     agree(Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xed, 0xa0, 0x80, 0x22, 0x7d]));
+  });
+});
+
+describe('isValidJson reports the top-level members', () => {
+  type Ranges = [number, number, number, number][];
+  const visited = (b: Buffer): Ranges => {
+    const out: Ranges = [];
+    expect(isValidJson(b, (...r) => out.push(r))).toBe(true);
+    return out;
+  };
+  const members = (b: Buffer): Ranges => {
+    const out: Ranges = [];
+    expect(forEachMember(b, (...r) => out.push(r))).toBe(true);
+    return out;
+  };
+
+  it('as forEachMember finds them, for any object, compact or spaced', () => {
+    const objects = fc.oneof(
+      fc.dictionary(fc.string(), fc.jsonValue()).map((o) => JSON.stringify(o)),
+      spaced.filter((s) => s.trimStart().startsWith('{')),
+    );
+    fc.assert(
+      fc.property(objects, (text) => {
+        const b = Buffer.from(text);
+        expect(visited(b)).toEqual(members(b));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('not at all for a text that is not an object', () => {
+    fc.assert(
+      fc.property(
+        fc.jsonValue().filter((v) => typeof v !== 'object' || v === null || Array.isArray(v)),
+        (v) => {
+          let calls = 0;
+          expect(isValidJson(Buffer.from(JSON.stringify(v)), () => calls++)).toBe(true);
+          expect(calls).toBe(0);
+        },
+      ),
+    );
   });
 });

@@ -73,11 +73,13 @@ export function resetTime(v: string | undefined, now: number): number | null {
   return Number.isFinite(date) ? date : null;
 }
 
-function window(
-  h: Headers,
-  now: number,
-  names: { remaining: string; limit: string; reset: string },
-): QuotaWindow | null {
+interface WindowNames {
+  remaining: string;
+  limit: string;
+  reset: string;
+}
+
+function window(h: Headers, now: number, names: WindowNames): QuotaWindow | null {
   const remaining = num(header(h, names.remaining));
   const limit = num(header(h, names.limit));
   const resetAt = resetTime(header(h, names.reset), now);
@@ -85,33 +87,38 @@ function window(
   return { remaining, limit, resetAt };
 }
 
+const openAi = (kind: string): WindowNames => ({
+  remaining: `x-ratelimit-remaining-${kind}`,
+  limit: `x-ratelimit-limit-${kind}`,
+  reset: `x-ratelimit-reset-${kind}`,
+});
+const anthropic = (kind: string): WindowNames => ({
+  remaining: `anthropic-ratelimit-${kind}-remaining`,
+  limit: `anthropic-ratelimit-${kind}-limit`,
+  reset: `anthropic-ratelimit-${kind}-reset`,
+});
+// The header names, made once: every answer is looked at, most of them announce nothing.
+const REQUESTS = [openAi('requests'), anthropic('requests')] as const;
+const TOKENS = [openAi('tokens'), anthropic('tokens')] as const;
+const INPUT_TOKENS = anthropic('input-tokens');
+const OUTPUT_TOKENS = anthropic('output-tokens');
+
+/** Whether any header could announce a quota: most answers carry none. */
+function mentionsRateLimit(h: Headers): boolean {
+  for (const name in h) {
+    if (name.startsWith('x-ratelimit-') || name.startsWith('anthropic-ratelimit-')) return true;
+  }
+  return false;
+}
+
 /** The quota a response announces, or null when it carries no rate-limit header. */
 export function quotaFromHeaders(h: Headers, now: number): Quota | null {
-  const kinds = ['requests', 'tokens'] as const;
+  if (!mentionsRateLimit(h)) return null;
   const out = emptyQuota(now);
-  for (const kind of kinds) {
-    out[kind] =
-      window(h, now, {
-        remaining: `x-ratelimit-remaining-${kind}`,
-        limit: `x-ratelimit-limit-${kind}`,
-        reset: `x-ratelimit-reset-${kind}`,
-      }) ??
-      window(h, now, {
-        remaining: `anthropic-ratelimit-${kind}-remaining`,
-        limit: `anthropic-ratelimit-${kind}-limit`,
-        reset: `anthropic-ratelimit-${kind}-reset`,
-      });
-  }
-  for (const [kind, name] of [
-    ['inputTokens', 'input-tokens'],
-    ['outputTokens', 'output-tokens'],
-  ] as const) {
-    out[kind] = window(h, now, {
-      remaining: `anthropic-ratelimit-${name}-remaining`,
-      limit: `anthropic-ratelimit-${name}-limit`,
-      reset: `anthropic-ratelimit-${name}-reset`,
-    });
-  }
+  out.requests = window(h, now, REQUESTS[0]) ?? window(h, now, REQUESTS[1]);
+  out.tokens = window(h, now, TOKENS[0]) ?? window(h, now, TOKENS[1]);
+  out.inputTokens = window(h, now, INPUT_TOKENS);
+  out.outputTokens = window(h, now, OUTPUT_TOKENS);
   out.fiveHour = unified(h, now, '5h', 'anthropic-ratelimit-unified-reset');
   out.weekly = unified(h, now, '7d');
   return QUOTA_WINDOWS.some((w) => out[w] !== null) ? out : null;

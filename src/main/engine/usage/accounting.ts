@@ -57,43 +57,45 @@ export function costUsd(t: TokenCounts, price: ModelPriceLike): number {
   return usd / 1_000_000;
 }
 
+/**
+ * One request's sample, built as one object of a fixed shape (it is made for every request; the
+ * roll-up, the metrics and the budget read it and let it go).
+ */
 export function sampleOf(input: SampleInput, priceOf: PriceOf): UsageSample {
   const u = input.usage;
+  const d = input.dims;
   const ok = input.status >= 200 && input.status < 300;
   const reported = u.inputTokens !== null || u.outputTokens !== null;
   const estimated = ok && !reported && !input.countOnly;
-  const tokens: TokenCounts = input.countOnly
-    ? {
-        inputTokens: 0,
-        outputTokens: 0,
-        cacheReadTokens: 0,
-        cacheWriteTokens: 0,
-        reasoningTokens: 0,
-      }
-    : estimated
-      ? {
-          inputTokens: Math.ceil(input.bytesIn / BYTES_PER_TOKEN),
-          outputTokens: Math.ceil(input.bytesOut / BYTES_PER_TOKEN),
-          cacheReadTokens: 0,
-          cacheWriteTokens: 0,
-          reasoningTokens: 0,
-        }
-      : {
-          inputTokens: promptTokens(u) ?? 0,
-          outputTokens: u.outputTokens ?? 0,
-          cacheReadTokens: u.cachedTokens ?? 0,
-          cacheWriteTokens: u.cacheWriteTokens ?? 0,
-          reasoningTokens: u.reasoningTokens ?? 0,
-        };
-  const price = input.dims.provider ? priceOf(input.dims.provider, input.dims.model) : null;
-  return {
+  const counted = !input.countOnly && !estimated;
+  const sample: UsageSample = {
     at: input.at,
-    ...input.dims,
-    ...tokens,
+    provider: d.provider,
+    connection: d.connection,
+    model: d.model,
+    combo: d.combo,
+    keyName: d.keyName,
+    session: d.session,
+    inputTokens: estimated
+      ? Math.ceil(input.bytesIn / BYTES_PER_TOKEN)
+      : counted
+        ? (promptTokens(u) ?? 0)
+        : 0,
+    outputTokens: estimated
+      ? Math.ceil(input.bytesOut / BYTES_PER_TOKEN)
+      : counted
+        ? (u.outputTokens ?? 0)
+        : 0,
+    cacheReadTokens: counted ? (u.cachedTokens ?? 0) : 0,
+    cacheWriteTokens: counted ? (u.cacheWriteTokens ?? 0) : 0,
+    reasoningTokens: counted ? (u.reasoningTokens ?? 0) : 0,
     error: input.status >= 400,
-    costUsd: price ? costUsd(tokens, price) : null,
+    costUsd: null,
     estimated,
   };
+  const price = d.provider ? priceOf(d.provider, d.model) : null;
+  if (price) sample.costUsd = costUsd(sample, price);
+  return sample;
 }
 
 /** Tokens that count against a `tokensPerDay` limit: prompt and answer. */

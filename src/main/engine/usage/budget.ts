@@ -58,23 +58,42 @@ export interface Threshold {
 /** A budget warning is announced at this share of a limit. */
 export const WARN_AT = 0.8;
 
+export const ALLOW: BudgetDecision = Object.freeze({ kind: 'allow' });
+export const NO_THRESHOLDS: readonly Threshold[] = Object.freeze([]);
+
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
 
+/** The windows of the last minute asked about: every request of that minute asks again. */
+let lastWindows: Windows | null = null;
+
 export function windowsAt(now: number): Windows {
   const minuteStart = now - (now % MINUTE_MS);
+  // Day and month start on a minute, so one minute's windows are all the same.
+  if (lastWindows?.minuteStart === minuteStart) return lastWindows;
   const dayStart = now - (now % DAY_MS);
   const d = new Date(now);
   const monthStart = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
   const monthEnd = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
-  return {
+  lastWindows = Object.freeze({
     minuteStart,
     minuteEnd: minuteStart + MINUTE_MS,
     dayStart,
     dayEnd: dayStart + DAY_MS,
     monthStart,
     monthEnd,
-  };
+  });
+  return lastWindows;
+}
+
+/** Whether any limit is set: a key without one is counted, never checked or warned about. */
+export function hasAnyLimit(l: KeyLimits): boolean {
+  return (
+    l.requestsPerMinute !== undefined ||
+    l.tokensPerDay !== undefined ||
+    l.usdPerDay !== undefined ||
+    l.usdPerMonth !== undefined
+  );
 }
 
 /** The counters as of `now`: a window that has ended starts again from zero. */
@@ -133,7 +152,7 @@ export function decideBudget(
   now: number,
 ): BudgetDecision {
   const c = current(counters, now);
-  let over: BudgetDecision = { kind: 'allow' };
+  let over: BudgetDecision = ALLOW;
   for (const v of usedIn(c, windowsAt(now))) {
     const max = limits[v.limit];
     if (max === undefined || v.used < max) continue;
@@ -205,5 +224,5 @@ export function decideReservation(
       held: x.held,
     };
   }
-  return { kind: 'allow' };
+  return ALLOW;
 }

@@ -5,6 +5,7 @@
 import type { KeyLimits, KeySpend } from '../../../shared/contract';
 import type { UsageRollupRepo } from '../store';
 import {
+  ALLOW,
   type BudgetDecision,
   crossed,
   current,
@@ -12,8 +13,10 @@ import {
   decideReservation,
   emptyCounters,
   type Hold,
+  hasAnyLimit,
   type KeyCounters,
   NO_HOLD,
+  NO_THRESHOLDS,
   type Threshold,
   windowsAt,
 } from './budget';
@@ -34,6 +37,8 @@ export class BudgetReservation {
     this.giveBack();
   }
 }
+
+const UNLIMITED = Object.freeze({ decision: ALLOW, crossed: NO_THRESHOLDS });
 
 export class BudgetBook {
   private readonly counters = new Map<string, KeyCounters>();
@@ -72,8 +77,13 @@ export class BudgetBook {
     key: string,
     limits: KeyLimits,
     now: number,
-  ): { decision: BudgetDecision; crossed: Threshold[] } {
+  ): { decision: BudgetDecision; crossed: readonly Threshold[] } {
     const c = this.at(key, now);
+    // Without limits there is nothing to decide or warn about: the request is only counted.
+    if (!hasAnyLimit(limits)) {
+      c.requestsThisMinute++;
+      return UNLIMITED;
+    }
     const decision = decideBudget(limits, c, now);
     if (decision.kind === 'over') return { decision, crossed: [] };
     const after = { ...c, requestsThisMinute: c.requestsThisMinute + 1 };
@@ -112,8 +122,20 @@ export class BudgetBook {
   }
 
   /** Adds an answered request's tokens and cost; returns the thresholds it crossed. */
-  charge(key: string, limits: KeyLimits, tokens: number, usd: number, now: number): Threshold[] {
+  charge(
+    key: string,
+    limits: KeyLimits,
+    tokens: number,
+    usd: number,
+    now: number,
+  ): readonly Threshold[] {
     const c = this.at(key, now);
+    if (!hasAnyLimit(limits)) {
+      c.tokensToday += tokens;
+      c.usdToday += usd;
+      c.usdThisMonth += usd;
+      return NO_THRESHOLDS;
+    }
     const after = {
       ...c,
       tokensToday: c.tokensToday + tokens,

@@ -25,6 +25,9 @@ const SECRET_PREFIX = 'bw-';
 /** Characters of a generated secret shown in lists, to tell keys apart. */
 const SHOWN_CHARS = SECRET_PREFIX.length + 6;
 
+/** Distinct live secrets remembered; past it the memory starts again (a few keys is the rule). */
+const RECENT_LIMIT = 256;
+
 function hashOf(secret: string): string {
   return createHash('sha256').update(secret, 'utf8').digest('hex');
 }
@@ -32,6 +35,13 @@ function hashOf(secret: string): string {
 export class KeyRing {
   private byHash = new Map<string, PresentedKey>();
   private byName = new Map<string, PresentedKey>();
+  /**
+   * Secrets presented recently → their key: a client sends the same secret on every request,
+   * and a SHA-256 plus a copy per request was a tenth of the identify stage. Emptied on every
+   * change of the keys (a revoked key is refused from the next request on); only live keys'
+   * secrets, which the process sees on every request anyway, are kept.
+   */
+  private recent = new Map<string, PresentedKey>();
   private readonly listeners: (() => void)[] = [];
 
   constructor(
@@ -80,8 +90,14 @@ export class KeyRing {
   /** The live key whose secret was presented, or null. */
   match(presented: string | null): PresentedKey | null {
     if (!presented) return null;
+    const known = this.recent.get(presented);
+    if (known) return known;
     const key = this.byHash.get(hashOf(presented));
-    return key ? { ...key, key: presented } : null;
+    if (!key) return null;
+    const match = Object.freeze({ ...key, key: presented });
+    if (this.recent.size >= RECENT_LIMIT) this.recent.clear();
+    this.recent.set(presented, match);
+    return match;
   }
 
   list(): GatewayKeyRecord[] {
@@ -198,6 +214,7 @@ export class KeyRing {
     }
     this.byHash = byHash;
     this.byName = byName;
+    this.recent = new Map();
     for (const listener of this.listeners) listener();
   }
 }

@@ -37,13 +37,24 @@ function num(v: number): string {
 /** Seconds; spans a quick non-streamed answer to a long agent stream. */
 const LATENCY_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
 
+/**
+ * Makes a series' labels from up to three values, only when the series is new: they serve a
+ * scrape, and the request path should not build them every time. A function of the module, not
+ * a closure, so that passing it allocates nothing.
+ */
+type LabelsOf = (a: string, b: string, c: string) => Labels;
+
 class Histogram {
   private readonly series = new Map<string, { labels: Labels; counts: number[]; sum: number }>();
 
-  observe(labels: Labels, key: string, seconds: number): void {
+  observe(key: string, seconds: number, labels: LabelsOf, a: string): void {
     let s = this.series.get(key);
     if (!s) {
-      s = { labels, counts: new Array<number>(LATENCY_BUCKETS.length + 1).fill(0), sum: 0 };
+      s = {
+        labels: labels(a, '', ''),
+        counts: new Array<number>(LATENCY_BUCKETS.length + 1).fill(0),
+        sum: 0,
+      };
       this.series.set(key, s);
     }
     s.sum += seconds;
@@ -72,10 +83,10 @@ class Histogram {
 class Counter {
   private readonly series = new Map<string, Sample>();
 
-  add(labels: Labels, key: string, by: number): void {
+  add(key: string, by: number, labels: LabelsOf, a: string, b = '', c = ''): void {
     const s = this.series.get(key);
     if (s) s.value += by;
-    else this.series.set(key, { labels, value: by });
+    else this.series.set(key, { labels: labels(a, b, c), value: by });
   }
 
   samples(): Sample[] {
@@ -93,6 +104,12 @@ const TOKEN_KINDS = [
 
 /** The error class of a request its client left (as `markClientAbort` records it). */
 const CLIENT_ABORT = 'client_abort';
+
+const byStatus: LabelsOf = (provider, connection, code) => ({ provider, connection, code });
+const byClass: LabelsOf = (cls) => ({ class: cls });
+const byProvider: LabelsOf = (provider) => ({ provider });
+const byModel: LabelsOf = (provider, model) => ({ provider, model });
+const byTokenType: LabelsOf = (provider, model, type) => ({ provider, model, type });
 
 /** What a scrape needs of one answered request. */
 export interface ObservedRequest {
@@ -115,23 +132,23 @@ export class RequestMetrics {
     const connection = s.connection || 'none';
     const code = `${Math.floor(r.status / 100)}xx`;
     const pc = `${provider}\u0000${connection}`;
-    this.requests.add({ provider, connection, code }, `${pc}\u0000${code}`, 1);
-    if (r.errorClass) this.errors.add({ class: r.errorClass }, r.errorClass, 1);
-    this.latency.observe({ provider }, provider, r.latencyMs / 1000);
-    if (r.ttfbMs !== null) this.ttfb.observe({ provider }, provider, r.ttfbMs / 1000);
+    this.requests.add(`${pc}\u0000${code}`, 1, byStatus, provider, connection, code);
+    if (r.errorClass) this.errors.add(r.errorClass, 1, byClass, r.errorClass);
+    this.latency.observe(provider, r.latencyMs / 1000, byProvider, provider);
+    if (r.ttfbMs !== null) this.ttfb.observe(provider, r.ttfbMs / 1000, byProvider, provider);
     if (!s.provider) return;
     const pm = `${s.provider}\u0000${s.model}`;
     for (const [type, field] of TOKEN_KINDS) {
       if (s[field] > 0) {
-        this.tokens.add({ provider, model: s.model, type }, `${pm}\u0000${type}`, s[field]);
+        this.tokens.add(`${pm}\u0000${type}`, s[field], byTokenType, provider, s.model, type);
       }
     }
-    if (s.costUsd) this.cost.add({ provider, model: s.model }, pm, s.costUsd);
+    if (s.costUsd) this.cost.add(pm, s.costUsd, byModel, provider, s.model);
   }
 
   /** A request its client gave up on before it was in (no log row, so not `observe`d). */
   clientAbort(): void {
-    this.errors.add({ class: CLIENT_ABORT }, CLIENT_ABORT, 1);
+    this.errors.add(CLIENT_ABORT, 1, byClass, CLIENT_ABORT);
   }
 
   text(): string {

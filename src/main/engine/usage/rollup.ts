@@ -39,9 +39,7 @@ export class UsageRollup {
 
   add(s: UsageSample): void {
     const minute = s.at - (s.at % MINUTE_MS);
-    const key = [minute, s.provider, s.connection, s.model, s.combo, s.keyName, s.session].join(
-      SEP,
-    );
+    const key = `${minute}${SEP}${s.provider}${SEP}${s.connection}${SEP}${s.model}${SEP}${s.combo}${SEP}${s.keyName}${SEP}${s.session}`;
     let b = this.pending.get(key);
     if (!b) {
       if (this.closed || this.pending.size >= MAX_PENDING_BUCKETS) {
@@ -77,7 +75,8 @@ export class UsageRollup {
     b.reasoningTokens += s.reasoningTokens;
     b.costUsd += s.costUsd ?? 0;
     if (s.estimated) b.estimated++;
-    this.timer ??= setTimeout(() => this.flush(), this.opts.flushIntervalMs ?? 1000);
+    if (this.timer) return;
+    this.timer = setTimeout(() => this.flush(), this.opts.flushIntervalMs ?? 1000);
     this.timer.unref();
   }
 

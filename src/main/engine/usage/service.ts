@@ -165,7 +165,7 @@ export class UsageService {
    * Once per key, limit and window: use can cross 80 % again in the same window when the limit
    * is raised meanwhile; the user was told already.
    */
-  private announce(key: string, crossed: Threshold[], now: number): void {
+  private announce(key: string, crossed: readonly Threshold[], now: number): void {
     if (crossed.length === 0) return;
     for (const id of this.warned)
       if (Number(id.slice(id.lastIndexOf('\0') + 1)) <= now) this.warned.delete(id);

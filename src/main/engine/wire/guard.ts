@@ -89,6 +89,8 @@ export function checkAdminToken(headers: IncomingHttpHeaders, token: string): bo
 /** True for `application/json` and `application/<x>+json`, with any parameters. */
 export function isJsonContentType(value: string | undefined): boolean {
   if (!value) return false;
+  // What SDKs send, decided without splitting and lower-casing a copy.
+  if (value === 'application/json') return true;
   const type = value.split(';')[0]!.trim().toLowerCase();
   return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
 }

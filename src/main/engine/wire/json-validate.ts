@@ -97,10 +97,26 @@ function afterKey(b: Buffer, i: number): number {
   return b[colon] === COLON ? skipWs(b, colon + 1) : -1;
 }
 
-export function isValidJson(b: Buffer): boolean {
+/** A top-level member's key (quotes included) and value ranges, as `forEachMember` gives them. */
+export type MemberVisit = (
+  keyStart: number,
+  keyEnd: number,
+  valueStart: number,
+  valueEnd: number,
+) => void;
+
+/**
+ * Whether `b` is one JSON text. When it is an object, `visit` is called with each top-level
+ * member along the way (also for a text that turns out invalid later: trust the ranges only when
+ * this answers true), so that a caller needs no second pass to find them.
+ */
+export function isValidJson(b: Buffer, visit?: MemberVisit): boolean {
   const n = b.length;
   // Open containers, innermost last; depth is bounded by the body size limit only, as in V8.
   const open: number[] = [];
+  // The top-level member being read, while `visit` wants them.
+  let keyStart = -1;
+  let valueStart = -1;
   let i = skipWs(b, 0);
   for (;;) {
     // A value starts at i.
@@ -112,8 +128,13 @@ export function isValidJson(b: Buffer): boolean {
       else {
         open.push(c === LBRACE ? OBJECT : ARRAY);
         if (c === LBRACE) {
+          const k = i;
           i = afterKey(b, i);
           if (i < 0) return false;
+          if (visit && open.length === 1) {
+            keyStart = k;
+            valueStart = i;
+          }
         }
         continue;
       }
@@ -133,6 +154,11 @@ export function isValidJson(b: Buffer): boolean {
     }
     // After a value: close what ends here; a comma leads to the next value.
     for (;;) {
+      if (valueStart >= 0 && open.length === 1) {
+        // A member of the top-level object ends here; its key is a few bytes, found again.
+        visit!(keyStart, validStringEnd(b, keyStart), valueStart, i);
+        valueStart = -1;
+      }
       i = skipWs(b, i);
       const inside = open[open.length - 1];
       if (inside === undefined) return i === n;
@@ -140,8 +166,13 @@ export function isValidJson(b: Buffer): boolean {
       if (d === COMMA) {
         i = skipWs(b, i + 1);
         if (inside === OBJECT) {
+          const k = i;
           i = afterKey(b, i);
           if (i < 0) return false;
+          if (visit && open.length === 1) {
+            keyStart = k;
+            valueStart = i;
+          }
         }
         break;
       }

@@ -1,6 +1,6 @@
 import { bodySessionId, sessionIdOf } from '../../resilience/affinity';
 import { hasControlCharacter } from '../../wire/header-value';
-import { forEachMember, keyIs } from '../../wire/json-members';
+import { keyIs, LBRACE, skipWs } from '../../wire/json-members';
 import { isValidJson } from '../../wire/json-validate';
 import type { RequestContext, RequestStage } from './context';
 import { CONTINUE, type Decision, invalid } from './decision';
@@ -35,7 +35,8 @@ export const parse: RequestStage = {
     let metadata: unknown;
     let background: unknown;
     let streamOptions: unknown;
-    if (raw.length < LAZY_PARSE_BYTES || !isValidJson(raw)) {
+    const members = raw.length < LAZY_PARSE_BYTES ? null : scanned(raw);
+    if (members === null) {
       // Small, or invalid (JSON.parse says why): parsed whole, as any request used to be.
       let body: unknown;
       try {
@@ -54,30 +55,15 @@ export const parse: RequestStage = {
       background = ctx.parsed.background;
       streamOptions = ctx.parsed.stream_options;
     } else {
-      let modelAt: [number, number] | null = null;
-      let streamAt: [number, number] | null = null;
-      let cacheKeyAt: [number, number] | null = null;
-      let metadataAt: [number, number] | null = null;
-      let backgroundAt: [number, number] | null = null;
-      let streamOptionsAt: [number, number] | null = null;
-      // The last of a repeated key counts, as in JSON.parse.
-      const isObject = forEachMember(raw, (keyStart, keyEnd, valueStart, valueEnd) => {
-        if (keyIs(raw, keyStart, keyEnd, MODEL_KEY)) modelAt = [valueStart, valueEnd];
-        else if (keyIs(raw, keyStart, keyEnd, STREAM_KEY)) streamAt = [valueStart, valueEnd];
-        else if (keyIs(raw, keyStart, keyEnd, CACHE_KEY)) cacheKeyAt = [valueStart, valueEnd];
-        else if (keyIs(raw, keyStart, keyEnd, METADATA_KEY)) metadataAt = [valueStart, valueEnd];
-        else if (keyIs(raw, keyStart, keyEnd, BACKGROUND_KEY))
-          backgroundAt = [valueStart, valueEnd];
-        else if (keyIs(raw, keyStart, keyEnd, STREAM_OPTIONS_KEY))
-          streamOptionsAt = [valueStart, valueEnd];
-      });
-      if (!isObject) return invalid('invalid_body', 'request body must be a JSON object');
-      model = valueAt(raw, modelAt);
-      stream = valueAt(raw, streamAt);
-      cacheKey = valueAt(raw, cacheKeyAt);
-      metadata = valueAt(raw, metadataAt);
-      background = valueAt(raw, backgroundAt);
-      streamOptions = valueAt(raw, streamOptionsAt);
+      if (raw[skipWs(raw, 0)] !== LBRACE) {
+        return invalid('invalid_body', 'request body must be a JSON object');
+      }
+      model = valueAt(raw, members.model);
+      stream = valueAt(raw, members.stream);
+      cacheKey = valueAt(raw, members.cacheKey);
+      metadata = valueAt(raw, members.metadata);
+      background = valueAt(raw, members.background);
+      streamOptions = valueAt(raw, members.streamOptions);
     }
     ctx.background = ctx.endpoint.format === 'openai-responses' && background === true;
     ctx.session = sessionIdOf(ctx.req.headers) ?? bodySessionId(cacheKey, metadata);
@@ -100,7 +86,43 @@ export const parse: RequestStage = {
   },
 };
 
+type Span = [number, number] | null;
+
+interface Members {
+  model: Span;
+  stream: Span;
+  cacheKey: Span;
+  metadata: Span;
+  background: Span;
+  streamOptions: Span;
+}
+
+/**
+ * The members later stages read, found by the same scan that validates the body (the last of a
+ * repeated key counts, as in JSON.parse): one pass over the bytes. Null when it is not JSON.
+ */
+function scanned(raw: Buffer): Members | null {
+  const m: Members = {
+    model: null,
+    stream: null,
+    cacheKey: null,
+    metadata: null,
+    background: null,
+    streamOptions: null,
+  };
+  const valid = isValidJson(raw, (keyStart, keyEnd, valueStart, valueEnd) => {
+    const at: Span = [valueStart, valueEnd];
+    if (keyIs(raw, keyStart, keyEnd, MODEL_KEY)) m.model = at;
+    else if (keyIs(raw, keyStart, keyEnd, STREAM_KEY)) m.stream = at;
+    else if (keyIs(raw, keyStart, keyEnd, CACHE_KEY)) m.cacheKey = at;
+    else if (keyIs(raw, keyStart, keyEnd, METADATA_KEY)) m.metadata = at;
+    else if (keyIs(raw, keyStart, keyEnd, BACKGROUND_KEY)) m.background = at;
+    else if (keyIs(raw, keyStart, keyEnd, STREAM_OPTIONS_KEY)) m.streamOptions = at;
+  });
+  return valid ? m : null;
+}
+
 /** A member's value (a few bytes: a model name, `true`, `stream_options`), parsed alone. */
-function valueAt(raw: Buffer, at: [number, number] | null): unknown {
+function valueAt(raw: Buffer, at: Span): unknown {
   return at ? JSON.parse(raw.toString('utf8', at[0], at[1])) : undefined;
 }
