@@ -101,7 +101,11 @@ export async function startGateway(
       log,
       // The quota wait (on by default) would hold the many tests that expect an answer at once;
       // its own tests switch it on.
-      env: { BREAKWATER_QUOTA_WAIT_MAX_WAIT_MS: '0', ...opts.env, BREAKWATER_ADMIN_TOKEN: undefined },
+      env: {
+        BREAKWATER_QUOTA_WAIT_MAX_WAIT_MS: '0',
+        ...opts.env,
+        BREAKWATER_ADMIN_TOKEN: undefined,
+      },
       ...(opts.clock ? { clock: opts.clock } : {}),
       ...(opts.random ? { random: opts.random } : {}),
     });

@@ -62,7 +62,7 @@ export class QuotaWaitRoom {
       resolve,
     };
     this.waiters.set(id, w);
-    w.timer = setTimeout(() => this.pump(), Math.max(0, view.until - this.now()));
+    this.arm(w);
     return {
       id,
       arrival: seq,
@@ -82,6 +82,17 @@ export class QuotaWaitRoom {
 
   get size(): number {
     return this.waiters.size;
+  }
+
+  /** Wakes at the waiter's end; a timer may fire a little early by the clock, so it checks. */
+  private arm(w: Waiter): void {
+    const left = w.until - this.now();
+    if (left <= 0) {
+      w.timer = null;
+      this.pump();
+      return;
+    }
+    w.timer = setTimeout(() => this.arm(w), left);
   }
 
   private pump(): void {
