@@ -14,7 +14,7 @@ import { chat, startInstance, type TeamInstance, until } from '../support/team';
 
 const missing = redisMissing();
 const KEY = 'sk-test-team-0123456789abcdef';
-const NAMES = ['rl', 'bk', 'br', 'mc', 'bn', 'ld', 'rs', 'ls', 'lk', 'lr', 'qt'] as const;
+const NAMES = ['rl', 'bk', 'br', 'mc', 'bn', 'ld', 'rs', 'ls', 'lk', 'lr', 'qt', 'rp'] as const;
 /** Gateway keys: a plain one for most requests, and two lease holders for `ls-1`. */
 const TEAM = 'bw-team-plain-key-0123456789';
 const ALICE = 'bw-team-alice-key-0123456789';
@@ -64,6 +64,7 @@ function teamConfig(f: Record<Name, FakeUpstream>): BreakwaterConfig {
       provider('lk', f.lk),
       provider('lr', f.lr),
       provider('qt', f.qt),
+      provider('rp', f.rp),
     ],
     combos: [
       { name: 'cool', strategy: 'priority', targets: ['rl/m', 'bk/m'] },
@@ -75,6 +76,8 @@ function teamConfig(f: Record<Name, FakeUpstream>): BreakwaterConfig {
       'breaker.api_key.resetTimeoutMs': 1_500,
       'rateLimit.maxWaitMs': 800,
       'comboCooldownWait.enabled': false,
+      // These tests expect answers at once; the quota wait has its own tests.
+      'quotaWait.maxWaitMs': 0,
     },
   };
 }
@@ -227,6 +230,44 @@ describe.skipIf(missing !== null)(
         const all = await Promise.all([a.state(), b.state()]);
         return all.every((s) => s.breakers.find((x) => x.provider === 'br')?.state === 'CLOSED');
       });
+    });
+
+    it('a connection cooled for a day is re-probed by exactly one request across both instances', async () => {
+      const reprobe = (ms: number | null) =>
+        Promise.all(
+          [a, b].map((i) =>
+            i.admin('/api/settings', {
+              method: 'PATCH',
+              body: JSON.stringify({ 'cooldown.reprobeAfterMs': ms }),
+            }),
+          ),
+        );
+      await reprobe(800);
+      fakes.rp.script({
+        status: 429,
+        headers: { 'retry-after': '86400' },
+        body: {
+          error: { message: 'You have reached your monthly usage limit', type: 'rate_limit' },
+        },
+      });
+      expect((await chat(a.url, 'rp/m', AS(TEAM))).status).toBe(429);
+      await until('B sees rp-1 cooling', async () => {
+        const c = (await b.state()).connections.find((x) => x.id === 'rp-1');
+        return c?.status === 'unavailable';
+      });
+      await new Promise((r) => setTimeout(r, 900));
+      // The fake recovered; four requests at once on both instances: one probe between them.
+      fakes.rp.setDefault({ delayMs: 400 });
+      const answers = await Promise.all(
+        [a, b, a, b].map((i) => chat(i.url, 'rp/m', AS(TEAM)).then((r) => r.status)),
+      );
+      expect(fakes.rp.requestCount).toBe(2);
+      expect(answers.filter((s) => s === 200)).toHaveLength(1);
+      await until('both see rp-1 active again', async () => {
+        const all = await Promise.all([a.state(), b.state()]);
+        return all.every((s) => s.connections.find((x) => x.id === 'rp-1')?.status === 'active');
+      });
+      await reprobe(null);
     });
 
     it('maxConcurrent: 1 holds across both instances', async () => {

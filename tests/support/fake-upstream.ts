@@ -153,6 +153,8 @@ export interface FakeUpstream {
   readonly requestCount: number;
   /** Requests whose client went away before the response finished, also counted in `fast` mode. */
   readonly abortCount: number;
+  /** The most requests open at once (from body read to the response's close) since reset(). */
+  readonly peakInFlight: number;
   /**
    * Queue steps. Each generation request (chat/completions, responses, messages) consumes one;
    * with the queue empty the default step is used. count_tokens, models and requests the fake
@@ -625,6 +627,8 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
   let defaultStep: FakeStep = {};
   let requestCount = 0;
   let abortCount = 0;
+  let inFlight = 0;
+  let peakInFlight = 0;
   let closing = false;
   let closePromise: Promise<void> | undefined;
   const sockets = new Set<Socket>();
@@ -718,6 +722,11 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
     const rawBody = bufs.length === 0 ? '' : Buffer.concat(bufs).toString('utf8');
     started = Date.now();
     requestCount++;
+    inFlight++;
+    peakInFlight = Math.max(peakInFlight, inFlight);
+    res.once('close', () => {
+      inFlight--;
+    });
     let body: Json | undefined;
     let parseFailed = false;
     if (rawBody !== '') {
@@ -1033,6 +1042,9 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
     get requestCount() {
       return requestCount;
     },
+    get peakInFlight() {
+      return peakInFlight;
+    },
     get abortCount() {
       return abortCount;
     },
@@ -1088,6 +1100,7 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
       pendingAborts.length = 0;
       requestCount = 0;
       abortCount = 0;
+      peakInFlight = inFlight;
       api.limitReset = structuredClone(DEFAULT_LIMIT_RESET) as FakeLimitReset;
       api.modelsAnswer = null;
     },

@@ -99,7 +99,13 @@ export async function startGateway(
       dataDir,
       port: 0,
       log,
-      env: { ...opts.env, BREAKWATER_ADMIN_TOKEN: undefined },
+      // The quota wait (on by default) would hold the many tests that expect an answer at once;
+      // its own tests switch it on.
+      env: {
+        BREAKWATER_QUOTA_WAIT_MAX_WAIT_MS: '0',
+        ...opts.env,
+        BREAKWATER_ADMIN_TOKEN: undefined,
+      },
       ...(opts.clock ? { clock: opts.clock } : {}),
       ...(opts.random ? { random: opts.random } : {}),
     });

@@ -49,9 +49,15 @@ const MAIN_LAYERS: LayerRules = [
  * its folder only through its `index.ts`; the top of `resilience/` keeps at most eight files.
  */
 const RESILIENCE = 'src/main/engine/resilience';
-const MECHANISMS = ['flow', 'health', 'leases', 'shape', 'stream', 'subscription'].map(
-  (name) => `${RESILIENCE}/${name}`,
-);
+const MECHANISMS = [
+  'flow',
+  'health',
+  'leases',
+  'quota-wait',
+  'shape',
+  'stream',
+  'subscription',
+].map((name) => `${RESILIENCE}/${name}`);
 
 /** The renderer's own layers: it knows only itself and `src/shared` (through BridgeApi). */
 const RENDERER_LAYERS: LayerRules = [

@@ -1,7 +1,7 @@
 // Team mode in the views: the tray and the dashboard say "team state unavailable" while Redis is
 // unreachable, and the `team.status` event moves the dashboard without a refetch.
 import { describe, expect, it } from 'vitest';
-import { statusLine, trayLevel } from '../../src/main/shell/tray-state';
+import { quotaWaitLine, statusLine, trayLevel } from '../../src/main/shell/tray-state';
 import { applyEvent } from '../../src/renderer/src/state/apply-event';
 import {
   applySnapshot,
@@ -43,5 +43,30 @@ describe('team state in the tray and the dashboard', () => {
     model = applyEvent(model, { type: 'team.status', at: AT + 2, team: CONNECTED });
     expect(model.snapshot?.team).toEqual(CONNECTED);
     expect(incidents(model.snapshot!)).toEqual([]);
+  });
+});
+
+describe('requests waiting for a quota reset in the tray (issue 29)', () => {
+  it('says how many wait and when the earliest reset comes', () => {
+    const wait = (id: string, until: number) => ({
+      id,
+      model: 'coder',
+      key: null,
+      since: AT,
+      until,
+      reason: 'quota_exhausted',
+      subject: 'oa-1',
+    });
+    const s = healthySnapshot(AT, {
+      quotaWaits: [
+        wait('qw-0', Date.UTC(2027, 0, 15, 14, 5)),
+        wait('qw-1', Date.UTC(2027, 0, 15, 14, 9)),
+      ],
+    });
+    expect(quotaWaitLine(s, 'UTC')).toBe('2 requests waiting for a quota reset at 14:05');
+    expect(statusLine({ snapshot: s, startupError: null })).toMatch(
+      /^Running, 2 requests waiting for a quota reset at \d\d:\d\d$/,
+    );
+    expect(quotaWaitLine(healthySnapshot(AT, {}), 'UTC')).toBeNull();
   });
 });

@@ -52,11 +52,28 @@ export function statusLine(input: TrayInput): string {
     .filter((b) => b.state === 'DEGRADED' || b.state === 'HALF_OPEN')
     .map((b) => b.provider);
   const parts: string[] = [];
+  const waiting = quotaWaitLine(snapshot);
+  if (waiting) parts.push(waiting);
   if (snapshot.team?.status === 'degraded') parts.push('team state unavailable');
   if (degraded.length > 0) parts.push(`degraded: ${degraded.join(', ')}`);
   if (cool.length > 0)
     parts.push(`${cool.length} connection${cool.length === 1 ? '' : 's'} cooling`);
   return parts.length > 0 ? `Running, ${parts.join('; ')}` : 'Running, all healthy';
+}
+
+/**
+ * "2 requests waiting for a quota reset at 14:05" (the earliest reset, local time), or null when
+ * nothing waits. `timeZone` is for tests; the tray uses the machine's.
+ */
+export function quotaWaitLine(s: Snapshot, timeZone?: string): string | null {
+  const waits = s.quotaWaits ?? [];
+  if (waits.length === 0) return null;
+  const at = new Date(Math.min(...waits.map((w) => w.until))).toLocaleTimeString('en-GB', {
+    hour: '2-digit',
+    minute: '2-digit',
+    ...(timeZone ? { timeZone } : {}),
+  });
+  return `${waits.length} request${waits.length === 1 ? '' : 's'} waiting for a quota reset at ${at}`;
 }
 
 /** Tooltips are short on every OS (Windows cuts at 127 characters). */

@@ -154,6 +154,24 @@ export interface Snapshot {
   quotas?: ConnectionQuotaView[];
   /** Where the shared resilience state lives (issue 16, team mode). */
   team?: TeamView;
+  /** Requests waiting for a quota reset instead of failing (issue 29). */
+  quotaWaits?: QuotaWaitView[];
+}
+
+/** One request waiting for the earliest end of what keeps its targets from serving. */
+export interface QuotaWaitView {
+  id: string;
+  /** The model the client asked for. */
+  model: string;
+  /** The gateway API key's name, null when keys are not configured. */
+  key: string | null;
+  since: number;
+  /** When the obstacle waited for ends. */
+  until: number;
+  /** `quota_exhausted`, `rate_limit_exceeded`, `model_lockout`, `circuit_open`, … */
+  reason: string;
+  /** What is waited for: a connection id (a provider id for its circuit). */
+  subject: string;
 }
 
 /** The state backend: `local` (this process and its SQLite), or `redis` shared by a team. */

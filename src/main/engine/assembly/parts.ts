@@ -7,6 +7,7 @@ import type { ListenInfo } from '../proxy/binding';
 import type { FlowControl } from '../resilience/flow';
 import type { LeaseService } from '../resilience/leases';
 import type { ResilienceManager } from '../resilience/manager';
+import type { QuotaWaitRoom } from '../resilience/quota-wait';
 import type { ShapeRepairs } from '../resilience/shape';
 import type { SubscriptionService } from '../resilience/subscription';
 import type { QuotaBook } from '../routing/quota-book';
@@ -45,6 +46,8 @@ export interface ResilienceServices {
   readonly shapeRepairs: ShapeRepairs;
   readonly flow: FlowControl;
   readonly leases: LeaseService;
+  /** Requests waiting for a quota reset (issue 29). */
+  readonly quotaWaits: QuotaWaitRoom;
 }
 
 /** Everything built before the front ends (admin API, pipeline, server), which read it. */

@@ -45,6 +45,7 @@ export function buildPipeline(parts: EngineParts, inputs: PipelineInputs): Pipel
     ),
     resilience: parts.resilience,
     flow: parts.flow,
+    quotaWaits: parts.quotaWaits,
     subscription: parts.subscription,
     events: ({ code, candidate, message }) =>
       events.emit({

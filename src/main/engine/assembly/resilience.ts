@@ -2,6 +2,7 @@ import type { Catalog } from '../config/catalog';
 import { FlowControl } from '../resilience/flow';
 import { leaseService, teamLeaseRepo } from '../resilience/leases';
 import { ResilienceManager } from '../resilience/manager';
+import { QuotaWaitRoom } from '../resilience/quota-wait';
 import { ShapeRepairs } from '../resilience/shape';
 import { SubscriptionService } from '../resilience/subscription';
 import type { KeyRing } from '../usage/key-ring';
@@ -67,5 +68,6 @@ export function buildResilience(base: Foundation, inputs: ResilienceInputs): Res
   });
   leases.reconcile(clock.now());
   keyRing.onChange(() => leases.reconcile(clock.now()));
-  return { resilience, subscription, shapeRepairs, flow, leases };
+  const quotaWaits = new QuotaWaitRoom(() => clock.now());
+  return { resilience, subscription, shapeRepairs, flow, leases, quotaWaits };
 }

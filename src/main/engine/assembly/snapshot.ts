@@ -36,6 +36,7 @@ export function snapshotOf(parts: EngineParts, inFlight: () => number): (now?: n
       learnedFixes: parts.shapeRepairs.list(),
       quotas: parts.quotas.views(catalog.connections),
       team: parts.shared.view(),
+      quotaWaits: parts.quotaWaits.views(),
     };
   };
 }

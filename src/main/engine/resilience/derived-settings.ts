@@ -66,6 +66,8 @@ export function deriveSettings(settings: Settings) {
     }),
   );
   return {
+    /** `cooldown.reprobeAfterMs`: a longer cooldown lets one probe through after this long. */
+    reprobeAfterMs: settings.derived((s) => s.number('cooldown.reprobeAfterMs')),
     breaker: { api_key: breaker('api_key'), oauth: breaker('oauth'), local: breaker('local') },
     providerCooldownEnabled,
     lockout,

@@ -27,7 +27,10 @@ import {
   lockoutView,
   NOT_COOLING,
   nextHostNetwork,
+  type Reprobe,
+  ReprobePermits,
   ResilienceState,
+  reprobeFailed,
 } from './health';
 
 export type { Exclusion } from './health';
@@ -47,10 +50,16 @@ export interface ResilienceDeps {
   shared?: StateBackend;
 }
 
-/** The half-open probe an attempt holds: this breaker's permit, and the team's when shared. */
+/**
+ * The probes an attempt holds: the breaker's half-open probe (this breaker's permit, and the
+ * team's when shared), and a long cooldown's re-probe of its connection.
+ */
 export interface ProbeTicket {
+  /** The attempt is the breaker's half-open probe. */
+  probe: boolean;
   local: number | null;
   shared: string | null;
+  reprobe: { connection: string; local: number; shared: string | null } | null;
 }
 
 export type Admitted =
@@ -68,6 +77,8 @@ export class ResilienceManager {
   private readonly egress: EgressMap;
   private host: HostNetwork = HOST_NETWORK_UP;
   private readonly shared: StateBackend;
+  private readonly reprobes = new ReprobePermits();
+  private readonly reprobe: Reprobe;
 
   constructor(private readonly deps: ResilienceDeps) {
     this.settings = deriveSettings(deps.settings);
@@ -83,47 +94,103 @@ export class ResilienceManager {
       flushIntervalMs: deps.flushIntervalMs ?? 250,
     });
     this.egress = new EgressMap(deps.recentEgress);
+    const interval = this.settings.reprobeAfterMs;
+    this.reprobe = {
+      get intervalMs() {
+        return interval();
+      },
+      permits: this.reprobes,
+    };
   }
 
   // ---------------------------------------------------------------- routing decisions
 
   /** Why this candidate may not be dispatched now, or null. Takes no probe. */
   exclusion(c: Candidate, now: number): Exclusion | null {
-    return exclusionOf(this.state, this.settings.providerCooldownEnabled(), c, now);
+    return exclusionOf(this.state, this.settings.providerCooldownEnabled(), this.reprobe, c, now);
   }
 
   /**
-   * Admits a dispatch through the provider's breaker (takes the HALF_OPEN probe if due). In team
-   * mode a probe also needs the team's one probe permit, the only case that waits for Redis.
+   * Admits a dispatch through the provider's breaker (takes the HALF_OPEN probe if due), and
+   * through a long cooldown due for a re-probe (takes its permit). In team mode a probe also
+   * needs the team's one permit, the only case that waits for Redis.
    */
   admit(c: Candidate, now: number, deadline: number): Admitted | Promise<Admitted> {
+    const conn = c.connection.id;
+    let reprobe: ProbeTicket['reprobe'] = null;
+    if (this.state.hasHealth(conn)) {
+      const h = this.state.storedHealth(conn);
+      if (h.status === 'unavailable' && h.rateLimitedUntil !== null && h.rateLimitedUntil > now) {
+        // The exclusion let it through as the re-probe; another request may have taken it since.
+        if (this.reprobes.taken(conn, now)) return stillCooling(conn, h.rateLimitedUntil - now);
+        reprobe = { connection: conn, local: this.reprobes.take(conn, deadline), shared: null };
+      }
+    }
     const provider = c.target.provider;
     const breaker = this.state.breaker(provider);
     const a = breaker.admit(now, deadline);
-    if (!a.allowed) return notAdmitting(provider.id, a.retryAfterMs, 'is not admitting');
-    if (!a.probe) return { ok: true, probe: false, ticket: null };
-    const local = breaker.probeTicket();
-    if (this.shared.kind === 'local')
-      return { ok: true, probe: true, ticket: { local, shared: null } };
-    return this.shared.probe(provider.id, deadline - now).then((shared): Admitted => {
-      if (shared !== null) return { ok: true, probe: true, ticket: { local, shared } };
-      breaker.releaseProbe(local);
-      return notAdmitting(
-        provider.id,
-        breaker.retryAfterMs(now),
-        'has its probe out on another instance',
-      );
-    });
+    if (!a.allowed) {
+      if (reprobe) this.reprobes.release(conn, reprobe.local);
+      return notAdmitting(provider.id, a.retryAfterMs, 'is not admitting');
+    }
+    if (!a.probe && reprobe === null) return { ok: true, probe: false, ticket: null };
+    const ticket: ProbeTicket = {
+      probe: a.probe,
+      local: a.probe ? breaker.probeTicket() : null,
+      shared: null,
+      reprobe,
+    };
+    if (this.shared.kind === 'local') return { ok: true, probe: a.probe, ticket };
+    return this.teamPermits(c, ticket, now, deadline);
+  }
+
+  /** Team mode: the team's permits for the probes this attempt is (one per scope at a time). */
+  private async teamPermits(
+    c: Candidate,
+    ticket: ProbeTicket,
+    now: number,
+    deadline: number,
+  ): Promise<Admitted> {
+    const provider = c.target.provider;
+    if (ticket.probe) {
+      ticket.shared = await this.shared.probe(provider.id, deadline - now);
+      if (ticket.shared === null) {
+        this.release(c, ticket);
+        return notAdmitting(
+          provider.id,
+          this.state.breaker(provider).retryAfterMs(now),
+          'has its probe out on another instance',
+        );
+      }
+    }
+    const r = ticket.reprobe;
+    if (r) {
+      r.shared = await this.shared.probe(`reprobe:${r.connection}`, deadline - now);
+      if (r.shared === null) {
+        this.release(c, ticket);
+        const until = this.state.storedHealth(r.connection).rateLimitedUntil ?? now;
+        return stillCooling(r.connection, Math.max(0, until - now));
+      }
+    }
+    return { ok: true, probe: ticket.probe, ticket };
   }
 
   /**
-   * Gives a probe back: the team's permit always (the next probe may go at once), this breaker's
+   * Gives probes back: the team's permits always (the next probe may go at once), the
+   * re-probe's always (its outcome, if any, is in the connection's state), this breaker's
    * unless the outcome was recorded (`spent`).
    */
   release(c: Candidate, ticket: ProbeTicket | null, spent = false): void {
     if (ticket === null) return;
-    if (!spent) this.state.breaker(c.target.provider).releaseProbe(ticket.local);
-    if (ticket.shared !== null) this.shared.releaseProbe(c.target.provider.id, ticket.shared);
+    if (ticket.probe) {
+      if (!spent) this.state.breaker(c.target.provider).releaseProbe(ticket.local);
+      if (ticket.shared !== null) this.shared.releaseProbe(c.target.provider.id, ticket.shared);
+    }
+    const r = ticket.reprobe;
+    if (r) {
+      this.reprobes.release(r.connection, r.local);
+      if (r.shared !== null) this.shared.releaseProbe(`reprobe:${r.connection}`, r.shared);
+    }
   }
 
   // ---------------------------------------------------------------- outcomes
@@ -139,7 +206,7 @@ export class ResilienceManager {
       if (after !== before) {
         this.state.setHealth(connection, after);
         if (before.status !== 'active')
-          this.state.recovered(c.connection, 'request succeeded', now);
+          this.state.recovered(c.connection, successCause(before, now), now);
       }
     }
     const families = provider.options?.quotaFamilies ?? {};
@@ -165,6 +232,7 @@ export class ResilienceManager {
     // The host's own outage (asleep, offline, just back): a probe's permit runs out at its deadline.
     if (!countsNetworkFailures(this.host, now)) return;
     this.applyFailure({ kind: 'network', candidate: c, probe, message }, null, now);
+    this.reprobeFailed(c, now);
   }
 
   /** An upstream error response, already classified. */
@@ -187,6 +255,20 @@ export class ResilienceManager {
       },
       info.egressIp,
       now,
+    );
+    this.reprobeFailed(c, now);
+  }
+
+  /** A failed re-probe keeps the announced end and starts the interval again. */
+  private reprobeFailed(c: Candidate, now: number): void {
+    const conn = c.connection.id;
+    if (!this.reprobes.taken(conn, now)) return;
+    const before = this.state.storedHealth(conn);
+    const after = reprobeFailed(before, now);
+    if (after === before) return;
+    this.state.setHealth(conn, after);
+    this.deps.log.info(
+      `connection ${conn}: re-probe failed; cooling until ${new Date(after.rateLimitedUntil!).toISOString()} as announced, next probe in ${Math.round(this.settings.reprobeAfterMs() / 1000)} s`,
     );
   }
 
@@ -333,6 +415,25 @@ export class ResilienceManager {
   close(): void {
     this.state.close();
   }
+}
+
+/** Why a success ended a connection's trouble: a re-probe ahead of its announced reset, or not. */
+function successCause(before: ConnectionHealth, now: number): string {
+  const until = before.status === 'unavailable' ? before.rateLimitedUntil : null;
+  return until !== null && until > now
+    ? `re-probe succeeded ahead of the announced reset at ${new Date(until).toISOString()}`
+    : 'request succeeded';
+}
+
+function stillCooling(connection: string, retryAfterMs: number): Admitted {
+  return {
+    ok: false,
+    exclusion: {
+      reason: 'unavailable',
+      retryAfterMs,
+      detail: `connection ${connection} is cooling down (its re-probe is out)`,
+    },
+  };
 }
 
 function notAdmitting(provider: string, retryAfterMs: number, why: string): Admitted {

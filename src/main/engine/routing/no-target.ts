@@ -22,6 +22,8 @@ export function noTargetAnswer(
   excluded: readonly ExcludedTarget[],
   poolSize: number,
   attempted: number,
+  /** The real earliest reset, unclamped, when the quota wait found it beyond its bound. */
+  retryAfterMs: number | null = null,
 ): GatewayError {
   const diagnostics = {
     poolSize,
@@ -44,7 +46,9 @@ export function noTargetAnswer(
   }
   const earliest = Math.min(...timed.map((e) => e.retryAfterMs!));
   const seconds = Math.ceil(
-    Math.min(RETRY_AFTER_MAX_MS, Math.max(RETRY_AFTER_MIN_MS, earliest)) / 1000,
+    (retryAfterMs !== null
+      ? Math.max(RETRY_AFTER_MIN_MS, retryAfterMs)
+      : Math.min(RETRY_AFTER_MAX_MS, Math.max(RETRY_AFTER_MIN_MS, earliest))) / 1000,
   );
   return {
     status: 503,

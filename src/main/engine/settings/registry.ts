@@ -1,3 +1,4 @@
+import { QUOTA_WAIT_SETTINGS } from './quota-wait-settings';
 import { RESILIENCE_CROSS_CHECKS, RESILIENCE_SETTINGS } from './resilience-settings';
 import type { CrossCheck, SettingDef } from './setting-def';
 import { SHAPE_SETTINGS } from './shape-settings';
@@ -73,6 +74,7 @@ const CORE_SETTINGS: readonly SettingDef[] = [
 export const SETTINGS: readonly SettingDef[] = [
   ...CORE_SETTINGS,
   ...RESILIENCE_SETTINGS,
+  ...QUOTA_WAIT_SETTINGS,
   ...SUBSCRIPTION_SETTINGS,
   ...SHAPE_SETTINGS,
 ];

@@ -401,6 +401,7 @@ export const RESILIENCE_PREFIXES = [
   'rateLimit.',
   'sessionAffinityTtlMs',
   'comboCooldownWait.',
+  'quotaWait.',
   'breaker.',
   'providerCooldown.',
   'cooldown.',

@@ -123,6 +123,7 @@ export function nextDeadline(snapshot: Snapshot): number | null {
   }
   for (const l of snapshot.lockouts) if (l.expiresAt > snapshot.at) times.push(l.expiresAt);
   for (const l of snapshot.leases) if (l.expiresAt > snapshot.at) times.push(l.expiresAt);
+  for (const w of snapshot.quotaWaits ?? []) if (w.until > snapshot.at) times.push(w.until);
   return times.length > 0 ? Math.min(...times) : null;
 }
 

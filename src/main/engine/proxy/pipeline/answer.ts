@@ -4,7 +4,14 @@ import type { Candidate } from '../../routing/resolve';
 import { parseError } from '../../translate';
 import { clientResponseHeaders, scrubSecrets } from '../../upstream/headers';
 import { clientErrorFromUpstream } from '../../upstream/upstream-errors';
-import { type ErrorKind, errorBody, type GatewayError, sendError } from '../../wire/client-errors';
+import {
+  type ErrorKind,
+  errorBody,
+  type GatewayError,
+  kindForStatus,
+  sendError,
+  streamErrorEvent,
+} from '../../wire/client-errors';
 import { headerValue } from '../../wire/header-value';
 import type { HeldError } from './attempt';
 import type { RequestContext } from './context';
@@ -16,6 +23,10 @@ export function fail(ctx: RequestContext, res: ServerResponse, err: GatewayError
   ctx.errorClass ??= err.code;
   ctx.errorMessage ??= err.message;
   if (ctx.clientGone) return;
+  if (ctx.heldOpen) {
+    res.end(streamErrorEvent(ctx.endpoint.format, err));
+    return;
+  }
   const decision: Record<string, string> =
     ctx.steps.length > 0 ? { 'x-breakwater-decision': headerValue(ctx.steps.join('; ')) } : {};
   sendError(res, ctx.endpoint.format, { ...err, headers: { ...err.headers, ...decision } });
@@ -52,6 +63,8 @@ export function relayError(
   res: ServerResponse,
   held: HeldError,
   catalog: Catalog,
+  /** The real earliest reset, when every obstacle ends by itself (issue 29). */
+  retryAfterMs: number | null = null,
 ): void {
   const { candidate, cls, raw } = held;
   const status = cls.status;
@@ -69,8 +82,21 @@ export function relayError(
   ctx.errorClass = cls.reason;
   ctx.errorMessage = message;
   if (ctx.clientGone) return;
+  if (ctx.heldOpen) {
+    res.end(
+      streamErrorEvent(ctx.endpoint.format, {
+        status,
+        kind: kindForStatus(status),
+        code: cls.reason,
+        message,
+      }),
+    );
+    return;
+  }
   const headers = clientResponseHeaders(held.headers);
-  if (cls.clientRetryAfterMs !== null && headers['retry-after'] === undefined) {
+  if (retryAfterMs !== null)
+    headers['retry-after'] = String(Math.max(1, Math.ceil(retryAfterMs / 1000)));
+  else if (cls.clientRetryAfterMs !== null && headers['retry-after'] === undefined) {
     headers['retry-after'] = String(Math.ceil(cls.clientRetryAfterMs / 1000));
   }
   addDecisionHeaders(headers, ctx, candidate);

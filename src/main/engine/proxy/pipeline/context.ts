@@ -118,6 +118,11 @@ export interface RequestContext {
   warnings?: string[];
   /** Cancels the upstream attempt in flight when the client goes away (one listener per request). */
   abortAttempt: (() => void) | null;
+  /**
+   * The head of a streaming answer left early to keep the client alive through a quota wait:
+   * later errors go out as an error event in the stream (quota-wait.ts).
+   */
+  heldOpen?: boolean;
 }
 
 const NO_CANDIDATES: readonly Candidate[] = Object.freeze([]);

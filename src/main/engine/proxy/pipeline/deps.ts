@@ -12,6 +12,7 @@ import type { FlowControl } from '../../resilience/flow';
 import type { OperatorRule } from '../../resilience/health';
 import type { LeaseService } from '../../resilience/leases';
 import type { ResilienceManager } from '../../resilience/manager';
+import type { QuotaWaitRoom } from '../../resilience/quota-wait';
 import type { ShapeRepairSettings, ShapeRepairs } from '../../resilience/shape';
 import type { SubscriptionService } from '../../resilience/subscription';
 import type { FairShare } from '../../routing/fair-share';
@@ -86,6 +87,10 @@ export interface PipelineDeps extends FrontDoorDeps {
   /** Anthropic subscription accounts: low-priority lane and limit reset (§2). */
   subscription?: SubscriptionService;
   cooldownWait(): Readonly<CooldownWaitSettings>;
+  /** `quotaWait.*`: waiting for a near quota reset instead of failing (issue 29). */
+  quotaWait?(): Readonly<QuotaWaitSettings>;
+  /** The requests waiting for a quota reset. */
+  quotaWaits?: QuotaWaitRoom;
   /** Reports a queue rejection for the event stream. */
   events?(r: { code: string; candidate: Candidate; message: string }): void;
   /** What combo strategies decide from (docs/routing.md), fed by every upstream call. */
@@ -103,6 +108,11 @@ export interface ShapeDeps {
   settings(): Readonly<ShapeRepairSettings>;
   /** Whether an event stream's idle timeout counts only content (heartbeats do not reset it). */
   contentIdle(): boolean;
+}
+
+export interface QuotaWaitSettings {
+  maxWaitMs: number;
+  keepAliveMs: number;
 }
 
 /** `comboCooldownWait.*`: waiting out a short rate-limit cooldown instead of failing. */

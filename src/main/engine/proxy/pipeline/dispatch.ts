@@ -1,3 +1,4 @@
+import type { QuotaRelease } from '../../resilience/quota-wait';
 import { noTargetAnswer } from '../../routing/no-target';
 import { type Candidate, expandCandidates, routeModel } from '../../routing/resolve';
 import type { GatewayError } from '../../wire/client-errors';
@@ -17,6 +18,7 @@ import { ANSWERED, type Decision, type Skip } from './decision';
 import type { PipelineDeps } from './deps';
 import { queueRefusal } from './hold';
 import { preferenceOrder } from './order';
+import { quotaWaitDecision, waitForQuota } from './quota-wait';
 import { relay } from './relay';
 import { failOverShape } from './shape-failover';
 import { learnCall } from './strategy';
@@ -39,7 +41,7 @@ interface Excluded extends PassedOver {
  * that explains why there is none. A class: its state is one object per request.
  */
 export class Dispatch implements DispatchState {
-  readonly budgetEnd: number;
+  budgetEnd: number;
   readonly session: string | null;
   attempted = 0;
   queueRejection: DispatchState['queueRejection'] = null;
@@ -54,6 +56,12 @@ export class Dispatch implements DispatchState {
   private waits = 0;
   private waited = 0;
   private watchdogRetries = 0;
+  /** Quota wait (issue 29): when the first began, the place in line, the trickle's place. */
+  private quotaSince: number | null = null;
+  private quotaArrival: number | undefined;
+  private trickle: QuotaRelease | null = null;
+  /** The real earliest reset when the quota wait found it beyond its bound. */
+  private resetInMs: number | null = null;
   /** The candidate being tried (its place in `candidates`). */
   private index = 0;
 
@@ -100,21 +108,46 @@ export class Dispatch implements DispatchState {
       }
       if (ctx.clientGone) return ANSWERED;
       const waitMs = this.cooldownWait();
-      if (waitMs === null) break;
-      ctx.steps.push(`waited ${Math.ceil(waitMs / 1000)} s for a rate-limit cooldown`);
-      this.waits++;
-      this.waited += waitMs;
-      await this.sleepUnlessGone(waitMs);
+      if (waitMs !== null) {
+        ctx.steps.push(`waited ${Math.ceil(waitMs / 1000)} s for a rate-limit cooldown`);
+        this.waits++;
+        this.waited += waitMs;
+        await this.sleepUnlessGone(waitMs);
+      } else if (!(await this.quotaWait())) break;
       if (ctx.clientGone) return gone(ctx);
       this.excluded = [];
       this.held = null;
       this.lastNetwork = null;
       this.queueRejection = null;
     }
+    if (ctx.clientGone) return gone(ctx);
     // Nothing served: the last upstream error, or why no candidate could be tried.
-    if (this.held) relayError(ctx, ctx.res, this.held, ctx.catalog);
+    if (this.held) relayError(ctx, ctx.res, this.held, ctx.catalog, this.resetInMs);
     else fail(ctx, ctx.res, this.failure());
     return ANSWERED;
+  }
+
+  /**
+   * Issue 29: when nothing could serve and every obstacle ends by itself soon, waits for the
+   * earliest end and says to dispatch again (true); false to answer now (beyond the bound, with
+   * the real reset as Retry-After) and when the client left meanwhile.
+   */
+  private async quotaWait(): Promise<boolean> {
+    const { ctx, deps } = this;
+    this.trickle?.end();
+    this.trickle = null;
+    if (this.lastNetwork !== null) return false;
+    const skipped = new Map(this.excluded.map((e) => [e.target, e.reason]));
+    const d = quotaWaitDecision(ctx, deps, this.candidates, skipped, this.quotaSince);
+    if (d.kind === 'refuse') this.resetInMs = d.retryAfterMs;
+    if (d.kind !== 'wait') return false;
+    this.quotaSince ??= ctx.now();
+    const waited = await waitForQuota(ctx, deps, d, this.quotaArrival);
+    if (waited === null) return false;
+    this.quotaArrival = waited.arrival;
+    this.trickle = waited.release;
+    this.budgetEnd = Math.max(this.budgetEnd, ctx.now() + deps.failoverBudgetMs());
+    return true;
   }
 
   private failure(): GatewayError {
@@ -152,6 +185,11 @@ export class Dispatch implements DispatchState {
         }
       }
       const called = await call(a);
+      // The upstream answered: the next request waiting for the same reset may go.
+      if (this.trickle !== null) {
+        this.trickle.end();
+        this.trickle = null;
+      }
       learnCall(a, called);
       let outcome: AttemptOutcome;
       if (called.kind !== 'answered') outcome = called;
@@ -340,6 +378,7 @@ export class Dispatch implements DispatchState {
       this.excluded,
       this.candidates.length,
       this.attempted,
+      this.resetInMs,
     );
     if (answer.status === 503) {
       this.deps.log.warn(

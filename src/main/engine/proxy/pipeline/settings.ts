@@ -16,6 +16,7 @@ export function pipelineSettings(
   | 'activeCombo'
   | 'errorRules'
   | 'cooldownWait'
+  | 'quotaWait'
   | 'watchdog'
 > {
   return {
@@ -37,6 +38,10 @@ export function pipelineSettings(
       maxWaitMs: s.number('comboCooldownWait.maxWaitMs'),
       maxAttempts: s.number('comboCooldownWait.maxAttempts'),
       budgetMs: s.number('comboCooldownWait.budgetMs'),
+    })),
+    quotaWait: settings.derived((s) => ({
+      maxWaitMs: s.number('quotaWait.maxWaitMs'),
+      keepAliveMs: s.number('quotaWait.keepAliveMs'),
     })),
     watchdog: settings.derived((s) =>
       s.boolean('streamRecovery.throughputWatchdog')

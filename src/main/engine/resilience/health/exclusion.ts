@@ -1,5 +1,6 @@
 import type { Candidate } from '../../routing/resolve';
 import { isTerminal } from './connection-cooldown';
+import { type ReprobePermits, reprobeDue } from './reprobe';
 import type { ResilienceState } from './resilience-state';
 
 /** Why routing skipped a candidate (RESILIENCE.md §8). `retryAfterMs` null: needs an operator. */
@@ -11,13 +12,21 @@ export interface Exclusion {
   errorType?: string | null;
 }
 
+/** Re-probing long cooldowns: the interval (`cooldown.reprobeAfterMs`) and the permits out. */
+export interface Reprobe {
+  intervalMs: number;
+  permits: ReprobePermits;
+}
+
 /**
  * Why this candidate may not be dispatched now, or null. Reads only (it takes no probe), though
  * a read ends what has expired. Order: the widest scope first, so diagnostics name the real cause.
+ * A long cooldown due for a re-probe with no probe out is no exclusion: the admission takes it.
  */
 export function exclusionOf(
   state: ResilienceState,
   providerCooldownEnabled: boolean,
+  reprobe: Reprobe,
   c: Candidate,
   now: number,
 ): Exclusion | null {
@@ -49,7 +58,11 @@ export function exclusionOf(
       detail: `connection ${c.connection.id} is ${h.status}`,
     };
   }
-  if (h.status === 'unavailable' && h.rateLimitedUntil !== null) {
+  if (
+    h.status === 'unavailable' &&
+    h.rateLimitedUntil !== null &&
+    !(reprobeDue(h, reprobe.intervalMs, now) && !reprobe.permits.taken(c.connection.id, now))
+  ) {
     return {
       reason: 'unavailable',
       retryAfterMs: h.rateLimitedUntil - now,

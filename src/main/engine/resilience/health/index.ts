@@ -6,7 +6,7 @@
 export { applySuccess, cleared, isHealthy } from './connection-cooldown';
 export { EgressMap } from './egress';
 export { type Classification, classify, type OperatorRule } from './error-rules';
-export { type Exclusion, exclusionOf } from './exclusion';
+export { type Exclusion, exclusionOf, type Reprobe } from './exclusion';
 export {
   coolsEgressSiblings,
   decideFailure,
@@ -22,5 +22,6 @@ export {
 } from './host-network';
 export { lockoutView } from './model-lockout';
 export { NOT_COOLING } from './provider-cooldown';
+export { ReprobePermits, reprobeDue, reprobeFailed } from './reprobe';
 export { ResilienceState } from './resilience-state';
 export { adoptChange } from './team-mirror';

@@ -4,6 +4,7 @@ import { ConnectionStates } from './ConnectionStates';
 import { LearnedFixes } from './LearnedFixes';
 import { Lockouts } from './Lockouts';
 import { QueuesLeasesSessions } from './QueuesLeasesSessions';
+import { QuotaWaits } from './QuotaWaits';
 
 export function Resilience() {
   return (
@@ -11,6 +12,7 @@ export function Resilience() {
       <Breakers />
       <ConnectionStates />
       <Lockouts />
+      <QuotaWaits />
       <QueuesLeasesSessions />
       <LearnedFixes />
       <Activity />
