@@ -1,11 +1,11 @@
 import type { KeyLimits } from '../../../../shared/contract';
-import { estimateInputTokens, parseRequest } from '../../translate';
 import type { Hold } from '../../usage/budget';
 import type { BudgetReservation } from '../../usage/budgets';
 import { budgetReply } from './budget';
-import { bodyOf, type RequestContext, type RequestStage } from './context';
+import type { RequestContext, RequestStage } from './context';
 import { CONTINUE, type Decision } from './decision';
 import type { PipelineDeps } from './deps';
+import { inputTokensOf, irOf } from './request-ir';
 
 const reservations = new WeakMap<RequestContext, BudgetReservation>();
 
@@ -18,9 +18,8 @@ function hasSpendLimit(l: KeyLimits): boolean {
  * input when it sets none), priced at the dearest candidate, since failover may land anywhere.
  */
 function estimate(ctx: RequestContext, deps: PipelineDeps): Hold {
-  const ir = parseRequest(ctx.endpoint.format, bodyOf(ctx)).value;
-  const input = estimateInputTokens(ir);
-  const output = ir.maxTokens ?? 0;
+  const input = inputTokensOf(ctx);
+  const output = irOf(ctx).maxTokens ?? 0;
   let usd = 0;
   for (const c of ctx.candidates) {
     const price = deps.priceOf?.(c.target.provider.id, c.target.model);
