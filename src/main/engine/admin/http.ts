@@ -15,6 +15,7 @@ import { resilienceRoutes } from './routes/resilience';
 import { type Route, requestReaders } from './routes/route';
 import { settingsRoutes } from './routes/settings';
 import { statusRoutes } from './routes/status';
+import { ruleRoutes } from './rules';
 import { setupRoutes } from './setup';
 
 export interface AdminDeps extends AdminOperations {
@@ -41,6 +42,7 @@ function routes(deps: AdminDeps): Route[] {
     ...providerRoutes(deps.service, input),
     ...connectionRoutes(deps, input),
     ...comboRoutes(deps.service, input),
+    ...ruleRoutes(deps.service, input),
     ...gatewayRoutes(deps, input),
     ...resilienceRoutes(deps.service, input),
     ...keyRoutes(deps.accounts, input),
