@@ -27,6 +27,7 @@ export {
 export { draftReport, IMPORTERS, ImportError, isImportTool } from './import';
 export { createStderrLogger, type Logger, type LogLevel, redactSecrets } from './logger';
 export type { HostNetworkEvent } from './resilience/health';
+export { claudeCodeRuleSet } from './setup/claude-code-rules';
 export { detectProviders } from './setup/detect';
 export { configFromDetected } from './setup/first-config';
 export type { SecretCodec } from './store';

@@ -13,9 +13,9 @@ import { keyRoutes } from './routes/keys';
 import { providerRoutes } from './routes/providers';
 import { resilienceRoutes } from './routes/resilience';
 import { type Route, requestReaders } from './routes/route';
+import { ruleRoutes } from './routes/rules';
 import { settingsRoutes } from './routes/settings';
 import { statusRoutes } from './routes/status';
-import { ruleRoutes } from './rules';
 import { setupRoutes } from './setup';
 
 export interface AdminDeps extends AdminOperations {

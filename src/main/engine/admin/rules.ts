@@ -1,5 +1,5 @@
-// `/api/rules`: the routing rules, replaced whole, and the "try a request" check that says which
-// rule a request would take (the Rules page and `breakwater rules test`).
+// The routing rules' admin parts: what a rule may name, and the "try a request" check that says
+// which rule a request would take (the Rules page and `breakwater rules test`).
 
 import type { RuleTestResult } from '../../../shared/contract';
 import { CLIENT_FORMATS, type RuleTargets } from '../../../shared/schema/rules';
@@ -9,9 +9,6 @@ import { ValidationError } from '../config/validate';
 import { requestFacts } from '../routing/request-facts';
 import { compileRules, explainRules } from '../routing/rules';
 import { estimateInputTokens, parseRequest } from '../translate';
-import { sendJson } from '../wire/json-answer';
-import type { RequestReaders, Route } from './routes/route';
-import type { AdminService } from './service';
 
 /** What a rule's `use` may name in a running gateway. */
 export function catalogTargets(catalog: Catalog): RuleTargets {
@@ -53,24 +50,4 @@ export function testRules(catalog: Catalog, input: unknown): RuleTestResult {
       inputTokens: facts.inputTokens(),
     },
   };
-}
-
-export function ruleRoutes(s: AdminService, { body }: RequestReaders): Route[] {
-  return [
-    {
-      method: 'GET',
-      pattern: /^\/api\/rules$/,
-      handler: (_q, r) => sendJson(r, 200, s.listRules()),
-    },
-    {
-      method: 'PUT',
-      pattern: /^\/api\/rules$/,
-      handler: async (q, r) => sendJson(r, 200, s.saveRules(await body(q))),
-    },
-    {
-      method: 'POST',
-      pattern: /^\/api\/rules\/test$/,
-      handler: async (q, r) => sendJson(r, 200, s.testRules(await body(q))),
-    },
-  ];
 }
