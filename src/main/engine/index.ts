@@ -2,6 +2,7 @@
 // Everything else under engine/ is internal and may move without touching a host.
 
 export type { AdminActions } from '../../shared/admin-client';
+export { claudeCodeRuleSet } from './admin/setup';
 export { adminTokenPath } from './admin/token';
 export {
   AGENT_IDS,
@@ -27,7 +28,6 @@ export {
 export { draftReport, IMPORTERS, ImportError, isImportTool } from './import';
 export { createStderrLogger, type Logger, type LogLevel, redactSecrets } from './logger';
 export type { HostNetworkEvent } from './resilience/health';
-export { claudeCodeRuleSet } from './setup/claude-code-rules';
 export { detectProviders } from './setup/detect';
 export { configFromDetected } from './setup/first-config';
 export type { SecretCodec } from './store';

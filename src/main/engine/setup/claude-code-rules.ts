@@ -4,8 +4,6 @@
 // knows is used; with nothing known there is nothing to offer.
 
 import type { ModelSpec, ProviderConfig, RuleConfig } from '../../../shared/contract';
-import { Catalog } from '../config/catalog';
-import { loadModelDefaults } from '../routing/model-defaults';
 
 /** Prompts past this estimate count as long context (Claude Code's turns grow past 100k). */
 export const LONG_CONTEXT_TOKENS = 60_000;
@@ -46,10 +44,4 @@ export function claudeCodeRules(
     });
   }
   return rules;
-}
-
-/** `claudeCodeRules` with what the model table knows of each model. */
-export function claudeCodeRuleSet(providers: readonly ProviderConfig[]): RuleConfig[] {
-  const table = new Catalog([], [], {}, loadModelDefaults());
-  return claudeCodeRules(providers, (p, m) => table.modelSpec(p, m));
 }
