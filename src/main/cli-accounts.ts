@@ -54,13 +54,13 @@ export function adminToken(dataDir: string | undefined): string {
   }
 }
 
-function client(values: { url?: string; 'data-dir'?: string }): AdminActions {
+export function client(values: { url?: string; 'data-dir'?: string }): AdminActions {
   const baseUrl = (values.url ?? `http://${DEFAULT_HOST}:${DEFAULT_PORT}`).replace(/\/+$/, '');
   const token = adminToken(values['data-dir']);
   return createAdminClient({ baseUrl, token: () => token });
 }
 
-async function ok<T>(result: Promise<BridgeResult<T>>): Promise<T> {
+export async function ok<T>(result: Promise<BridgeResult<T>>): Promise<T> {
   const r = await result;
   if (!r.ok) throw new CliError(`${r.error}${r.field ? ` (${r.field})` : ''}`);
   return r.data;

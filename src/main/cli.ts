@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { BreakwaterConfig, ImportReport, Snapshot } from '../shared/contract';
 import { ACCOUNTS_USAGE, CliError, keys, usage } from './cli-accounts';
+import { offerClaudeCodeRules, RULES_USAGE, rules } from './cli-rules';
 import {
   AGENT_IDS,
   AGENTS,
@@ -39,7 +40,8 @@ Usage:
   breakwater serve  [--config FILE] [--host H] [--port P] [--data-dir DIR] [--log-level LEVEL]
   breakwater status [--url URL] [--data-dir DIR]
 ${ACCOUNTS_USAGE}
-  breakwater init   [--yes] [--out FILE]
+${RULES_USAGE}
+  breakwater init   [--yes] [--claude-code] [--out FILE]
   breakwater import <omniroute|claude-code-router|litellm|cc-switch> FILE [--data-dir DIR] [--dry-run]
   breakwater connect <claude-code|codex|opencode|qwen-code|gemini-cli> [--url URL] [--key KEY] [--model M]... [--undo]
 
@@ -50,6 +52,7 @@ ${ACCOUNTS_USAGE}
   --log-level L    debug | info | warn | error (default info)
   --url URL        gateway to query for status (default http://${DEFAULT_HOST}:${DEFAULT_PORT})
   --yes            init: take every provider found (keys in the environment, local servers)
+  --claude-code    init: add the Claude Code routing rules (shown first) without asking
   --out FILE       init: the config file to write (default breakwater.json; never overwritten)
   --dry-run        import: show what would be imported and skipped, write nothing
   --key KEY        connect: the gateway API key the agent presents (default $BREAKWATER_API_KEY)
@@ -256,6 +259,7 @@ async function init(args: string[]): Promise<void> {
     options: {
       yes: { type: 'boolean', default: false },
       out: { type: 'string', default: 'breakwater.json' },
+      'claude-code': { type: 'boolean', default: false },
     },
     strict: true,
   });
@@ -265,18 +269,19 @@ async function init(args: string[]): Promise<void> {
     fail(
       'found no provider key in the environment (e.g. OPENAI_API_KEY, ANTHROPIC_API_KEY) and no local server (Ollama, LM Studio, llama.cpp, vLLM); set one and run again, or run `breakwater serve` and add providers in the dashboard',
     );
-  if (!values.yes) {
-    if (!process.stdin.isTTY) fail('not a terminal: pass --yes to take every provider found');
-    const rl = createInterface({ input: process.stdin, output: process.stdout });
+  if (!values.yes && !process.stdin.isTTY)
+    fail('not a terminal: pass --yes to take every provider found');
+  const rl = values.yes ? null : createInterface({ input: process.stdin, output: process.stdout });
+  if (rl) {
     const kept = [];
     for (const d of found) {
       const from = d.keyEnv ? `key in $${d.keyEnv}` : `server at ${d.baseUrl}`;
       if (!/^n/i.test(await rl.question(`Add ${d.preset} (${from})? [Y/n] `))) kept.push(d);
     }
-    rl.close();
     found = kept;
   }
-  const config = configFromDetected(found, presets);
+  const config = await offerClaudeCodeRules(configFromDetected(found, presets), rl, values);
+  rl?.close();
   try {
     writeFileSync(values.out, `${JSON.stringify(config, null, 2)}\n`, { flag: 'wx', mode: 0o600 });
   } catch (err) {
@@ -418,6 +423,7 @@ async function main(argv: string[]): Promise<void> {
     if (command === 'keys') return await keys(rest, (s) => process.stdout.write(s));
     if (command === 'usage') return await usage(rest, (s) => process.stdout.write(s));
     if (command === 'init') return await init(rest);
+    if (command === 'rules') return await rules(rest, (s) => process.stdout.write(s));
     if (command === 'import') return await importFrom(rest);
     if (command === 'connect') return await connect(rest);
     if (command === '--version' || command === '-v') {

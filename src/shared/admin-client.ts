@@ -21,6 +21,8 @@ import type {
   ProviderPreset,
   ProviderView,
   RequestLogEntry,
+  RuleConfig,
+  RuleTestResult,
   SettingView,
   Snapshot,
   UsageQuery,
@@ -145,6 +147,9 @@ export function createAdminClient(opts: AdminClientOptions): AdminActions {
     listCombos: () => call<ComboConfig[]>('GET', '/api/combos'),
     saveCombo: (input) => call<ComboConfig>('POST', '/api/combos', input),
     deleteCombo: (name) => call('DELETE', `/api/combos/${enc(name)}`, undefined, asNull),
+    listRules: () => call<{ rules: RuleConfig[] }>('GET', '/api/rules'),
+    saveRules: (rules) => call<{ rules: RuleConfig[] }>('PUT', '/api/rules', { rules }),
+    testRules: (input) => call<RuleTestResult>('POST', '/api/rules/test', input),
     getSettings: () => call<SettingView[]>('GET', '/api/settings'),
     updateSettings: (values) => call<SettingView[]>('PATCH', '/api/settings', values),
     resetBreaker: (provider) =>

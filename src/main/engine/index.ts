@@ -2,6 +2,7 @@
 // Everything else under engine/ is internal and may move without touching a host.
 
 export type { AdminActions } from '../../shared/admin-client';
+export { claudeCodeRuleSet } from './admin/setup';
 export { adminTokenPath } from './admin/token';
 export {
   AGENT_IDS,

@@ -6,7 +6,9 @@ import type { BridgeResult } from '../../shared/contract';
 import { ACTION_METHODS, type ActionMethod, type StartupError } from '../../shared/ipc';
 import { LOCKOUT_KEY_FIELDS } from '../../shared/schema/lockout-key';
 import { LOG_QUERY_FIELDS } from '../../shared/schema/log-query';
+import { validateRules } from '../../shared/schema/rules';
 import { isNonEmptyString, isPlainObject } from '../../shared/schema/values';
+import { ValidationError } from '../../shared/validation-error';
 import type { Engine } from '../engine/index';
 import { isAppUrl } from './decisions';
 
@@ -57,6 +59,17 @@ function arity(args: unknown[], min: number, max: number): string | null {
 }
 
 const none: Check = (args) => arity(args, 0, 0);
+
+/** The shared schema's refusal, as a payload problem. */
+function schemaProblem(check: () => unknown): string | null {
+  try {
+    check();
+    return null;
+  } catch (err) {
+    if (err instanceof ValidationError) return err.message;
+    throw err;
+  }
+}
 const oneId =
   (what: string): Check =>
   (args) =>
@@ -98,6 +111,9 @@ export const PAYLOAD_CHECKS: Record<ActionMethod, Check> = {
   listCombos: none,
   saveCombo: oneObject('combo'),
   deleteCombo: oneId('combo name'),
+  listRules: none,
+  saveRules: (args) => arity(args, 1, 1) ?? schemaProblem(() => validateRules(args[0], 'rules')),
+  testRules: oneObject('request test'),
   getSettings: none,
   updateSettings: oneObject('settings'),
   resetBreaker: (args) =>

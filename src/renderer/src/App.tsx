@@ -7,6 +7,7 @@ import { Overview } from './pages/overview/Overview';
 import { Providers } from './pages/providers/Providers';
 import { Requests } from './pages/requests/Requests';
 import { Resilience } from './pages/resilience/Resilience';
+import { RulesPage } from './pages/rules/RulesPage';
 import { Settings } from './pages/settings/Settings';
 import { SetupWizard } from './pages/setup/SetupWizard';
 import { Usage } from './pages/usage/Usage';
@@ -16,6 +17,7 @@ import { connectDashboard, PAGES, type Page, useDashboard } from './state/store'
 const TITLES: Record<Page, string> = {
   overview: 'Overview',
   providers: 'Providers',
+  rules: 'Rules',
   resilience: 'Resilience',
   requests: 'Requests',
   usage: 'Usage',
@@ -113,6 +115,7 @@ function CurrentPage() {
       {page === 'overview' && <Overview />}
       {page === 'providers' && <Providers />}
       {page === 'providers' && <CombosPage />}
+      {page === 'rules' && <RulesPage />}
       {page === 'resilience' && <Resilience />}
       {page === 'requests' && <Requests />}
       {page === 'usage' && <Usage />}

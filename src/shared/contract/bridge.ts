@@ -8,6 +8,9 @@ import type {
   ProviderConfig,
   ProviderFormat,
   ProviderView,
+  RuleConfig,
+  RuleTestInput,
+  RuleTestResult,
   SettingView,
 } from './config';
 import type { EngineEvent } from './events';
@@ -157,6 +160,12 @@ export interface BridgeApi {
   listCombos(): Promise<BridgeResult<ComboConfig[]>>;
   saveCombo(input: ComboConfig): Promise<BridgeResult<ComboConfig>>;
   deleteCombo(name: string): Promise<BridgeResult<null>>;
+  /** The routing rules in order (`GET /api/rules`). */
+  listRules(): Promise<BridgeResult<{ rules: RuleConfig[] }>>;
+  /** Replaces every rule at once (`PUT /api/rules`); a `use` naming nothing is refused. */
+  saveRules(rules: RuleConfig[]): Promise<BridgeResult<{ rules: RuleConfig[] }>>;
+  /** Which rule a request would take and why the earlier ones did not (`POST /api/rules/test`). */
+  testRules(input: RuleTestInput): Promise<BridgeResult<RuleTestResult>>;
   getSettings(): Promise<BridgeResult<SettingView[]>>;
   updateSettings(values: Record<string, unknown>): Promise<BridgeResult<SettingView[]>>;
   /** Resets one provider's circuit breaker, or every breaker when `provider` is omitted. */

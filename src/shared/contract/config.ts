@@ -125,7 +125,14 @@ export interface ModelSpec {
   /** Largest prompt plus answer the model accepts, in tokens. */
   contextWindow?: number;
   price?: ModelPrice;
+  /**
+   * What the model can do. Listed: a request that needs a capability it lacks skips it
+   * (docs/routing.md); unset: unknown, so capable of everything.
+   */
+  capabilities?: ModelCapability[];
 }
+
+export type ModelCapability = 'vision' | 'tools' | 'reasoning' | 'webSearch';
 
 /** `providers[].models[]`: a model id, or a model with its context window and price. */
 export type ModelEntry = string | ModelSpec;
@@ -204,6 +211,66 @@ export interface BreakwaterConfig {
   resilience?: Record<string, unknown>;
   /** Where the resilience state lives; Redis shares it between instances (team mode). */
   state?: StateConfig;
+  /** Routing rules, tried in order before the model name is resolved (docs/routing.md). */
+  rules?: RuleConfig[];
+}
+
+/** `rules[].when`: every condition set must hold (AND); an empty `when` matches everything. */
+export interface RuleWhen {
+  /** A glob on the requested model, case-insensitive (`*` any run, `?` one character). */
+  model?: string;
+  /** The request asks for reasoning (Anthropic `thinking`, `reasoning_effort`, …) or not. */
+  thinking?: boolean;
+  /** The estimated prompt size, in tokens. */
+  minInputTokens?: number;
+  maxInputTokens?: number;
+  /** Any image in the input. */
+  images?: boolean;
+  /** A web search tool is present. */
+  webSearch?: boolean;
+  /** Any tool is present. */
+  tools?: boolean;
+  /** The client's API format. */
+  client?: ClientFormat;
+  /** The gateway key's name. */
+  key?: string;
+}
+
+/** A routing rule: the first whose `when` holds sends the request to `use`. */
+export interface RuleConfig {
+  name: string;
+  when: RuleWhen;
+  /** A combo name or `provider/model`. */
+  use: string;
+}
+
+/** A request to try against the rules (`POST /api/rules/test`, `breakwater rules test`). */
+export interface RuleTestInput {
+  /** The request body, as a client would send it. */
+  request: unknown;
+  /** The client's format (default `anthropic`). */
+  client?: ClientFormat;
+  /** The gateway key's name the request would come with. */
+  key?: string;
+}
+
+/** Which rule a request would take, and why each rule before it did not. */
+export interface RuleTestResult {
+  /** The rule taken, or null: the model is resolved as it is. */
+  matched: { name: string; use: string } | null;
+  /** The rules tried before it (all of them when none matched), each with why it missed. */
+  missed: { name: string; why: string }[];
+  /** What the request was seen as, for checking a rule's conditions. */
+  seen: {
+    model: string;
+    client: ClientFormat;
+    key: string | null;
+    thinking: boolean;
+    images: boolean;
+    webSearch: boolean;
+    tools: boolean;
+    inputTokens: number;
+  };
 }
 
 export interface StateConfig {

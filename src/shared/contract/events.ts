@@ -63,7 +63,7 @@ export type EngineEvent =
     })
   | (EventBase & {
       type: 'config.changed';
-      what: 'providers' | 'connections' | 'combos' | 'settings';
+      what: 'providers' | 'connections' | 'combos' | 'settings' | 'rules';
     })
   | (EventBase & { type: 'gateway.paused' | 'gateway.resumed' })
   /** The gateway listens on another address now (`baseUrl`); `from` was the old base URL. */

@@ -3,6 +3,7 @@ import { ValidationError } from '../validation-error';
 import { validateCombo } from './combo';
 import { validateGateway } from './gateway';
 import { validateProvider } from './provider';
+import { validateRules } from './rules';
 import { validateState } from './state';
 import type { TimeoutRanges } from './timeouts';
 import { array, object, uniqueBy } from './values';
@@ -12,7 +13,15 @@ import { array, object, uniqueBy } from './values';
  * exist only in the database, so they are checked against the catalog when applied.
  */
 export function validateConfig(value: unknown, timeoutRanges: TimeoutRanges): BreakwaterConfig {
-  const o = object(value, '', ['$schema', 'gateway', 'providers', 'combos', 'resilience', 'state']);
+  const o = object(value, '', [
+    '$schema',
+    'gateway',
+    'providers',
+    'combos',
+    'resilience',
+    'state',
+    'rules',
+  ]);
   const config: BreakwaterConfig = {};
   if (o.gateway !== undefined) {
     config.gateway = validateGateway(o.gateway, 'gateway', timeoutRanges);
@@ -44,5 +53,7 @@ export function validateConfig(value: unknown, timeoutRanges: TimeoutRanges): Br
     config.resilience = object(o.resilience, 'resilience', null);
   }
   if (o.state !== undefined) config.state = validateState(o.state, 'state');
+  // Whether each `use` names something is checked against the store when applied.
+  if (o.rules !== undefined) config.rules = validateRules(o.rules, 'rules');
   return config;
 }

@@ -1,4 +1,11 @@
-import type { AuthClass, ModelEntry, ModelPrice, ProviderFormat, ProviderInput } from '../contract';
+import type {
+  AuthClass,
+  ModelCapability,
+  ModelEntry,
+  ModelPrice,
+  ProviderFormat,
+  ProviderInput,
+} from '../contract';
 import { ValidationError } from '../validation-error';
 import { checkSubscriptionProvider, validateConnection } from './connection';
 import { type TimeoutRanges, validateTimeouts } from './timeouts';
@@ -113,10 +120,26 @@ function price(value: unknown, field: string): number {
   return value;
 }
 
-/** A model id, or `{ id, contextWindow, price: { input, output, cacheRead } }`. */
+export const CAPABILITIES: readonly ModelCapability[] = [
+  'vision',
+  'tools',
+  'reasoning',
+  'webSearch',
+];
+
+/** A model's `capabilities`: each known one at most once. */
+export function validateCapabilities(value: unknown, field: string): ModelCapability[] {
+  const list = array(value, field).map((c, i) => oneOf(c, `${field}[${i}]`, CAPABILITIES));
+  if (new Set(list).size !== list.length) {
+    throw new ValidationError(field, 'must not list a capability twice');
+  }
+  return list;
+}
+
+/** A model id, or `{ id, contextWindow, price: { input, output, cacheRead }, capabilities }`. */
 export function validateModelEntry(value: unknown, field: string): ModelEntry {
   if (!isPlainObject(value)) return string(value, field);
-  const o = object(value, field, ['id', 'contextWindow', 'price']);
+  const o = object(value, field, ['id', 'contextWindow', 'price', 'capabilities']);
   const entry: ModelEntry = { id: string(o.id, `${field}.id`) };
   const window = optional(o.contextWindow, (v) =>
     integer(v, `${field}.contextWindow`, { min: 1, max: MAX_CONTEXT_WINDOW }),
@@ -131,6 +154,9 @@ export function validateModelEntry(value: unknown, field: string): ModelEntry {
     const cacheRead = optional(p.cacheRead, (v) => price(v, `${field}.price.cacheRead`));
     if (cacheRead !== undefined) out.cacheRead = cacheRead;
     entry.price = out;
+  }
+  if (o.capabilities !== undefined) {
+    entry.capabilities = validateCapabilities(o.capabilities, `${field}.capabilities`);
   }
   return entry;
 }

@@ -73,6 +73,9 @@ export function createAdminActions(deps: ActionDeps): AdminActions {
     listCombos: () => run('listCombos', () => s.listCombos()),
     saveCombo: (input) => run('saveCombo', () => s.saveCombo(asJson(input))),
     deleteCombo: (name) => remove('deleteCombo', () => s.deleteCombo(name)),
+    listRules: () => run('listRules', () => s.listRules()),
+    saveRules: (rules) => run('saveRules', () => s.saveRules(asJson({ rules }))),
+    testRules: (input) => run('testRules', () => s.testRules(asJson(input))),
     getSettings: () => run('getSettings', () => s.getSettings()),
     updateSettings: (values) => run('updateSettings', () => s.updateSettings(asJson(values))),
     resetBreaker: (provider) =>

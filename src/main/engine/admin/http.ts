@@ -13,6 +13,7 @@ import { keyRoutes } from './routes/keys';
 import { providerRoutes } from './routes/providers';
 import { resilienceRoutes } from './routes/resilience';
 import { type Route, requestReaders } from './routes/route';
+import { ruleRoutes } from './routes/rules';
 import { settingsRoutes } from './routes/settings';
 import { statusRoutes } from './routes/status';
 import { setupRoutes } from './setup';
@@ -41,6 +42,7 @@ function routes(deps: AdminDeps): Route[] {
     ...providerRoutes(deps.service, input),
     ...connectionRoutes(deps, input),
     ...comboRoutes(deps.service, input),
+    ...ruleRoutes(deps.service, input),
     ...gatewayRoutes(deps, input),
     ...resilienceRoutes(deps.service, input),
     ...keyRoutes(deps.accounts, input),

@@ -8,8 +8,12 @@ import type {
   LockoutView,
   ProviderView,
   RequestLogEntry,
+  RuleConfig,
+  RuleTestResult,
   SettingView,
 } from '../../../shared/contract';
+import { checkRuleUses, validateRules } from '../../../shared/schema/rules';
+import { object } from '../../../shared/schema/values';
 import type { Catalog } from '../config/catalog';
 import {
   checkSubscriptionProvider,
@@ -24,8 +28,10 @@ import { RESILIENCE_PREFIXES } from '../settings/resilience-settings';
 import type { Settings } from '../settings/settings';
 import type { RecentQuery, Store } from '../store';
 import { connectionRecord, providerRecord, secretsForAnotherUrl } from '../store/config-records';
+import { saveRules } from '../store/rules';
 import type { ConnectionHealth } from '../store/state-records';
 import { type ConnectionTestOptions, testConnection } from './connection-test';
+import { catalogTargets, testRules } from './rules';
 
 /** The setting naming the combo the model "default" routes to. */
 const ACTIVE_COMBO = 'routing.activeCombo';
@@ -60,7 +66,7 @@ export class AdminService {
     private readonly resilience: ResilienceManager,
   ) {}
 
-  private changed(what: 'providers' | 'connections' | 'combos' | 'settings'): void {
+  private changed(what: 'providers' | 'connections' | 'combos' | 'settings' | 'rules'): void {
     if (what !== 'settings') this.reload();
     this.emit({ type: 'config.changed', at: this.now(), what });
   }
@@ -215,6 +221,25 @@ export class AdminService {
     this.store.combos.upsert(combo);
     this.changed('combos');
     return combo;
+  }
+
+  listRules(): { rules: RuleConfig[] } {
+    return { rules: [...this.catalog().rules] };
+  }
+
+  /** Replaces every rule at once; the next request is routed by them. */
+  saveRules(input: unknown): { rules: RuleConfig[] } {
+    const body = object(input, '', ['rules']);
+    const rules = validateRules(body.rules, 'rules');
+    checkRuleUses(rules, catalogTargets(this.catalog()), 'rules');
+    saveRules(this.store, rules);
+    this.changed('rules');
+    return { rules };
+  }
+
+  /** Which rule a request would take, and why each earlier one did not; changes nothing. */
+  testRules(input: unknown): RuleTestResult {
+    return testRules(this.catalog(), input);
   }
 
   deleteCombo(name: string): void {

@@ -7,8 +7,11 @@ import type {
   DetectedProvider,
   ImportReport,
   ModelSpec,
+  ProviderConfig,
   ProviderPreset,
+  RuleConfig,
 } from '../../../shared/contract';
+import { Catalog } from '../config/catalog';
 import { loadPresets } from '../config/presets';
 import {
   draftReport,
@@ -19,6 +22,7 @@ import {
   separateFromStored,
 } from '../import';
 import { loadModelDefaults } from '../routing/model-defaults';
+import { claudeCodeRules } from '../setup/claude-code-rules';
 import { detectProviders } from '../setup/detect';
 import { sendJson } from '../wire/json-answer';
 import { AdminError, type AdminOperations } from './operations';
@@ -109,4 +113,10 @@ export function setupRoutes(
         sendJson(r, 200, importConfig(ops, await body(q))),
     },
   ];
+}
+
+/** The Claude Code rule set for these providers, with what the model table knows of each model. */
+export function claudeCodeRuleSet(providers: readonly ProviderConfig[]): RuleConfig[] {
+  const table = new Catalog([], [], {}, loadModelDefaults());
+  return claudeCodeRules(providers, (p, m) => table.modelSpec(p, m));
 }

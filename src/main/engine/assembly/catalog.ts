@@ -1,10 +1,11 @@
 import { Catalog } from '../config/catalog';
 import { loadModelDefaults } from '../routing/model-defaults';
 import type { Store } from '../store';
+import { storedRules } from '../store/rules';
 
 export interface CatalogSource {
   current(): Catalog;
-  /** Reads providers, connections and combos from the store again. */
+  /** Reads providers, connections, combos and rules from the store again. */
   reload(): Catalog;
 }
 
@@ -20,6 +21,7 @@ export function catalogSource(store: Store, env: NodeJS.ProcessEnv): CatalogSour
       store.combos.list(),
       env,
       modelDefaults,
+      storedRules(store),
     );
   let catalog = load();
   return {

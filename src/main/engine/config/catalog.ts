@@ -8,6 +8,7 @@ import type {
   ProviderFormat,
   ProviderOptions,
   ProviderView,
+  RuleConfig,
   UpstreamTimeouts,
 } from '../../../shared/contract';
 
@@ -40,7 +41,7 @@ export interface CatalogProviderInput extends Omit<CatalogProvider, 'models' | '
   models: readonly ModelEntry[];
 }
 
-/** Context window and price of well-known models, by model id (see routing/model-defaults). */
+/** Context window, price and capabilities of well-known models, by model id (see routing/model-defaults). */
 export type ModelDefaults = ReadonlyMap<string, Omit<ModelSpec, 'id'>>;
 
 const NO_DEFAULTS: ModelDefaults = new Map();
@@ -76,6 +77,8 @@ export class Catalog {
     combos: ComboConfig[],
     private readonly env: NodeJS.ProcessEnv,
     private readonly modelDefaults: ModelDefaults = NO_DEFAULTS,
+    /** Routing rules in order (routing/rules.ts compiles them once per catalog). */
+    readonly rules: readonly RuleConfig[] = [],
   ) {
     const providers = inputs.map(catalogProvider);
     this.providers = new Map(providers.map((p) => [p.id, p]));
@@ -99,10 +102,12 @@ export class Catalog {
     const defaults = this.modelDefaults.get(model) ?? this.modelDefaults.get(baseModelId(model));
     const contextWindow = configured?.contextWindow ?? defaults?.contextWindow;
     const price = configured?.price ?? defaults?.price;
+    const capabilities = configured?.capabilities ?? defaults?.capabilities;
     return {
       id: model,
       ...(contextWindow !== undefined ? { contextWindow } : {}),
       ...(price !== undefined ? { price } : {}),
+      ...(capabilities !== undefined ? { capabilities } : {}),
     };
   }
 

@@ -11,8 +11,9 @@ export function loadModelDefaults(): ModelDefaults {
   const out = new Map<string, Omit<ModelSpec, 'id'>>();
   for (const [id, spec] of Object.entries(table.models)) {
     const entry = validateModelEntry({ id, ...spec }, `model-defaults.models.${id}`);
-    if (typeof entry !== 'string')
-      out.set(id, { contextWindow: entry.contextWindow, price: entry.price });
+    if (typeof entry === 'string') continue;
+    const { id: _, ...known } = entry;
+    out.set(id, known);
   }
   return out;
 }

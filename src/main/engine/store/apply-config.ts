@@ -1,9 +1,19 @@
 import type { BreakwaterConfig } from '../../../shared/contract';
 import { targetRefOf } from '../../../shared/schema/combo';
+import { checkRuleUses, type RuleTargets } from '../../../shared/schema/rules';
 import type { Logger } from '../logger';
 import { flattenSettings, type Settings } from '../settings/settings';
 import type { Store } from './';
 import { connectionRecord, providerRecord } from './config-records';
+import { saveRules } from './rules';
+
+function storeTargets(store: Store): RuleTargets {
+  return {
+    hasCombo: (name) => store.combos.get(name) !== undefined,
+    providerModels: (id) =>
+      store.providers.get(id)?.models.map((m) => (typeof m === 'string' ? m : m.id)),
+  };
+}
 
 /**
  * Applies a config file at start. Entries the file names are created or replaced (file edits
@@ -49,6 +59,11 @@ export function applyConfig(
         }
       }
       store.combos.upsert(combo);
+    }
+    if (config.rules) {
+      // The file's rules replace the saved ones, once what they route to is in the store.
+      checkRuleUses(config.rules, storeTargets(store), 'rules');
+      saveRules(store, config.rules);
     }
   })();
 

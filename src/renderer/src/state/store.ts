@@ -13,6 +13,7 @@ export type Startup = { settled: false } | { settled: true; error: StartupError 
 export const PAGES = [
   'overview',
   'providers',
+  'rules',
   'resilience',
   'requests',
   'usage',

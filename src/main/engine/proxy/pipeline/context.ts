@@ -5,6 +5,7 @@ import type { ManagedLease } from '../../resilience/leases';
 import type { Candidate } from '../../routing/resolve';
 import type { ThroughputWatchdogOptions } from '../../settings/resilience-defaults';
 import type { WireFormat } from '../../translate';
+import type { IrRequest } from '../../translate/ir';
 import { emptyUsage, type Usage } from '../../usage/usage';
 import { type Endpoint, findEndpoint, formatForUnknownPath } from '../endpoints';
 import type { Decision } from './decision';
@@ -91,6 +92,10 @@ export interface RequestContext {
   background: boolean;
   /** The request parsed, or null until something needs it (see `bodyOf`). */
   parsed: Record<string, unknown> | null;
+  /** The request in the internal form, once a stage needed it (request-ir.ts). */
+  ir?: IrRequest;
+  /** Its estimated input tokens, once a stage needed them (request-ir.ts). */
+  inputTokens?: number;
   raw: Buffer;
   /** Steps routing took, for the log and the `X-Breakwater-Decision` header. */
   steps: string[];
@@ -187,6 +192,7 @@ const NO_BYTES = Buffer.alloc(0);
 export function committed(ctx: RequestContext): void {
   ctx.raw = NO_BYTES;
   ctx.parsed = {};
+  delete ctx.ir;
   if (ctx.translated) for (const t of ctx.translated.values()) t.json = {};
 }
 

@@ -1,12 +1,12 @@
 import type { KeyLimits } from '../../../../shared/contract';
-import { estimateInputTokens, parseRequest } from '../../translate';
 import type { Hold } from '../../usage/budget';
 import type { BudgetReservation } from '../../usage/budgets';
 import { budgetReply } from './budget';
-import { bodyOf, type RequestContext, type RequestStage } from './context';
+import type { RequestContext, RequestStage } from './context';
 import { CONTINUE, type Decision } from './decision';
 import type { PipelineDeps } from './deps';
 import { callsOf } from './multi-call';
+import { inputTokensOf, irOf } from './request-ir';
 
 const reservations = new WeakMap<RequestContext, BudgetReservation>();
 
@@ -21,10 +21,9 @@ function hasSpendLimit(l: KeyLimits): boolean {
  * later calls read as input on top.
  */
 function estimate(ctx: RequestContext, deps: PipelineDeps): Hold {
-  const ir = parseRequest(ctx.endpoint.format, bodyOf(ctx)).value;
-  const output = ir.maxTokens ?? 0;
+  const output = irOf(ctx).maxTokens ?? 0;
   const { calls, answersRead } = callsOf(ctx.combo);
-  const input = calls * estimateInputTokens(ir) + answersRead * output;
+  const input = calls * inputTokensOf(ctx) + answersRead * output;
   const allOutput = calls * output;
   let usd = 0;
   for (const c of ctx.candidates) {

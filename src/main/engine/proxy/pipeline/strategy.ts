@@ -4,29 +4,21 @@ import type { ShareTicket } from '../../routing/fair-share';
 import type { CallLearning } from '../../routing/signals';
 import { STRATEGY, type Strategy, type StrategyRequest } from '../../routing/strategies';
 import { ASSUMED_OUTPUT_TOKENS } from '../../routing/strategies/cost';
-import { estimateInputTokens, parseRequest } from '../../translate';
 import type { Attempt, CallOutcome } from './attempt';
-import { bodyOf, markClientAbort, type RequestContext, type RequestStage } from './context';
+import { markClientAbort, type RequestContext, type RequestStage } from './context';
 import { ANSWERED, CONTINUE, type Decision, invalid } from './decision';
 import type { PipelineDeps } from './deps';
+import { inputTokensOf, irOf } from './request-ir';
 
 /** The request as strategies see it: parsed, counted and hashed only if one asks. */
 function strategyRequest(ctx: RequestContext, combo: ComboConfig): StrategyRequest {
-  let ir: ReturnType<typeof parseRequest>['value'] | undefined;
-  const parsed = () => {
-    ir ??= parseRequest(ctx.endpoint.format, bodyOf(ctx)).value;
-    return ir;
-  };
-  let tokens: number | undefined;
+  const parsed = () => irOf(ctx);
   let prefix: string | null | undefined;
   return {
     combo: combo.name,
     options: combo.options ?? {},
     client: ctx.key?.name ?? null,
-    inputTokens: () => {
-      tokens ??= estimateInputTokens(parsed());
-      return tokens;
-    },
+    inputTokens: () => inputTokensOf(ctx),
     maxOutputTokens: () => parsed().maxTokens,
     prefix: () => {
       if (prefix === undefined) {
