@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { BreakwaterConfig, ImportReport, Snapshot } from '../shared/contract';
 import { ACCOUNTS_USAGE, CliError, keys, usage } from './cli-accounts';
+import { runStatusline } from './cli-statusline';
 import {
   AGENT_IDS,
   AGENTS,
@@ -42,6 +43,7 @@ ${ACCOUNTS_USAGE}
   breakwater init   [--yes] [--out FILE]
   breakwater import <omniroute|claude-code-router|litellm|cc-switch> FILE [--data-dir DIR] [--dry-run]
   breakwater connect <claude-code|codex|opencode|qwen-code|gemini-cli> [--url URL] [--key KEY] [--model M]... [--undo]
+  breakwater statusline [--url URL] [--data-dir DIR]   (Claude Code's statusLine command: JSON on stdin)
 
   --config FILE    JSON config applied at start (providers, connections, combos, settings)
   --host H         address to bind (default ${DEFAULT_HOST}; others need gateway.apiKeys)
@@ -420,6 +422,7 @@ async function main(argv: string[]): Promise<void> {
     if (command === 'init') return await init(rest);
     if (command === 'import') return await importFrom(rest);
     if (command === 'connect') return await connect(rest);
+    if (command === 'statusline') return await runStatusline(rest);
     if (command === '--version' || command === '-v') {
       process.stdout.write(`${VERSION}\n`);
       return;
