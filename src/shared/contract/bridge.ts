@@ -11,6 +11,7 @@ import type {
   SettingView,
 } from './config';
 import type { EngineEvent } from './events';
+import type { ReplayResult, RequestLogDetail } from './captures';
 import type { RequestLogEntry, Snapshot } from './state';
 import type {
   CreatedGatewayKey,
@@ -147,6 +148,10 @@ export interface BridgeApi {
   onEvents(listener: (events: EngineEvent[]) => void): () => void;
   /** Request log rows, newest first; `query` filters them. */
   getLogs(limit: number, query?: LogQuery): Promise<BridgeResult<RequestLogEntry[]>>;
+  /** One row with what was captured of its call (`GET /api/logs/{id}`). */
+  getLogDetail(id: number): Promise<BridgeResult<RequestLogDetail>>;
+  /** Sends a captured request again, on `target` when given (`POST /api/logs/{id}/replay`). */
+  replayLog(id: number, target?: string): Promise<BridgeResult<ReplayResult>>;
   listProviders(): Promise<BridgeResult<ProviderView[]>>;
   saveProvider(input: ProviderInput): Promise<BridgeResult<ProviderView>>;
   deleteProvider(id: string): Promise<BridgeResult<null>>;
