@@ -1,4 +1,5 @@
 import type { AgentConnectInput, AgentConnection, AgentId, AgentUndo } from './agents';
+import type { ReplayResult, RequestLogDetail } from './captures';
 import type {
   AuthClass,
   ComboConfig,
@@ -11,7 +12,6 @@ import type {
   SettingView,
 } from './config';
 import type { EngineEvent } from './events';
-import type { ReplayResult, RequestLogDetail } from './captures';
 import type { RequestLogEntry, Snapshot } from './state';
 import type {
   CreatedGatewayKey,
