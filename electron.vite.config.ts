@@ -12,6 +12,7 @@ export default defineConfig({
         input: {
           index: resolve(__dirname, 'src/main/index.ts'),
           cli: resolve(__dirname, 'src/main/cli.ts'),
+          statusline: resolve(__dirname, 'src/main/statusline.ts'),
         },
       },
     },

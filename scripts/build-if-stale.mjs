@@ -11,11 +11,12 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** What `breakwater serve` needs. */
-export const SERVE_OUTPUTS = ['out/main/cli.js'];
+export const SERVE_OUTPUTS = ['out/main/cli.js', 'out/main/statusline.js'];
 /** What the desktop app needs. */
 export const DESKTOP_OUTPUTS = [
   'out/main/index.js',
   'out/main/cli.js',
+  'out/main/statusline.js',
   'out/preload/index.cjs',
   'out/renderer/index.html',
 ];

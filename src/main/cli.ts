@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import type { BreakwaterConfig, ImportReport, Snapshot } from '../shared/contract';
 import { ACCOUNTS_USAGE, CliError, keys, usage } from './cli-accounts';
 import { offerClaudeCodeRules, RULES_USAGE, rules } from './cli-rules';
+import { runStatusline } from './cli-statusline';
 import {
   AGENT_IDS,
   AGENTS,
@@ -44,6 +45,7 @@ ${RULES_USAGE}
   breakwater init   [--yes] [--claude-code] [--out FILE]
   breakwater import <omniroute|claude-code-router|litellm|cc-switch> FILE [--data-dir DIR] [--dry-run]
   breakwater connect <claude-code|codex|opencode|qwen-code|gemini-cli> [--url URL] [--key KEY] [--model M]... [--undo]
+  breakwater statusline [--url URL] [--data-dir DIR]   (Claude Code's statusLine command: JSON on stdin)
 
   --config FILE    JSON config applied at start (providers, connections, combos, settings)
   --host H         address to bind (default ${DEFAULT_HOST}; others need gateway.apiKeys)
@@ -426,6 +428,7 @@ async function main(argv: string[]): Promise<void> {
     if (command === 'rules') return await rules(rest, (s) => process.stdout.write(s));
     if (command === 'import') return await importFrom(rest);
     if (command === 'connect') return await connect(rest);
+    if (command === 'statusline') return await runStatusline(rest);
     if (command === '--version' || command === '-v') {
       process.stdout.write(`${VERSION}\n`);
       return;

@@ -20,6 +20,8 @@ import type {
   LogQuery,
   ProviderPreset,
   ProviderView,
+  ReplayResult,
+  RequestLogDetail,
   RequestLogEntry,
   RuleConfig,
   RuleTestResult,
@@ -137,6 +139,13 @@ export function createAdminClient(opts: AdminClientOptions): AdminActions {
     getSnapshot: () => call<Snapshot>('GET', '/api/state'),
     getLogs: (limit, query) =>
       call<RequestLogEntry[]>('GET', `/api/logs?${logSearchParams(limit, query)}`),
+    getLogDetail: (id) => call<RequestLogDetail>('GET', `/api/logs/${enc(String(id))}`),
+    replayLog: (id, target) =>
+      call<ReplayResult>(
+        'POST',
+        `/api/logs/${enc(String(id))}/replay`,
+        target === undefined ? {} : { target },
+      ),
     listProviders: () => call<ProviderView[]>('GET', '/api/providers'),
     saveProvider: (input) => call<ProviderView>('POST', '/api/providers', input),
     deleteProvider: (id) => call('DELETE', `/api/providers/${enc(id)}`, undefined, asNull),

@@ -5,6 +5,7 @@
 
 export type * from './contract/agents';
 export type * from './contract/bridge';
+export type * from './contract/captures';
 export type * from './contract/config';
 export type * from './contract/events';
 export type * from './contract/records';

@@ -34,6 +34,8 @@ export type DesktopAction = (typeof DESKTOP_ACTIONS)[number];
  */
 export const ACTION_METHODS = [
   'getLogs',
+  'getLogDetail',
+  'replayLog',
   'listProviders',
   'saveProvider',
   'deleteProvider',

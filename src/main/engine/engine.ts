@@ -155,6 +155,7 @@ export function createEngine(opts: EngineOptions): Engine {
       services.leases.reconcile(clock.now());
     },
     move: (input) => binding.move(input),
+    pipeline: () => pipeline,
     ...(opts.localServerUrls ? { localServerUrls: opts.localServerUrls } : {}),
   });
   const snapshot = snapshotOf(parts, () => server.inFlight());

@@ -96,6 +96,15 @@ export const PAYLOAD_CHECKS: Record<ActionMethod, Check> = {
     }
     return null;
   },
+  getLogDetail: (args) =>
+    arity(args, 1, 1) ?? (Number.isSafeInteger(args[0]) ? null : 'log id must be an integer'),
+  replayLog: (args) =>
+    arity(args, 1, 2) ??
+    (!Number.isSafeInteger(args[0])
+      ? 'log id must be an integer'
+      : args[1] === undefined || isId(args[1])
+        ? null
+        : 'target must be a non-empty string'),
   listProviders: none,
   saveProvider: oneObject('provider'),
   deleteProvider: oneId('provider id'),

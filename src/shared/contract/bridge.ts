@@ -1,4 +1,5 @@
 import type { AgentConnectInput, AgentConnection, AgentId, AgentUndo } from './agents';
+import type { ReplayResult, RequestLogDetail } from './captures';
 import type {
   AuthClass,
   ComboConfig,
@@ -150,6 +151,10 @@ export interface BridgeApi {
   onEvents(listener: (events: EngineEvent[]) => void): () => void;
   /** Request log rows, newest first; `query` filters them. */
   getLogs(limit: number, query?: LogQuery): Promise<BridgeResult<RequestLogEntry[]>>;
+  /** One row with what was captured of its call (`GET /api/logs/{id}`). */
+  getLogDetail(id: number): Promise<BridgeResult<RequestLogDetail>>;
+  /** Sends a captured request again, on `target` when given (`POST /api/logs/{id}/replay`). */
+  replayLog(id: number, target?: string): Promise<BridgeResult<ReplayResult>>;
   listProviders(): Promise<BridgeResult<ProviderView[]>>;
   saveProvider(input: ProviderInput): Promise<BridgeResult<ProviderView>>;
   deleteProvider(id: string): Promise<BridgeResult<null>>;

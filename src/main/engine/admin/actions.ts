@@ -21,8 +21,10 @@ import { clearLearnedFixes } from './learned-fixes';
 import {
   type AdminOperations,
   adminError,
+  logId,
   recentLogs,
   releaseLease,
+  replayLog,
   setGatewayAddress,
   setPaused,
   testConnection,
@@ -63,6 +65,11 @@ export function createAdminActions(deps: ActionDeps): AdminActions {
     getSnapshot: () => run('getSnapshot', () => deps.snapshot()),
     getLogs: (limit, query = {}) =>
       run('getLogs', () => recentLogs(s, logSearchParams(limit, query))),
+    getLogDetail: (id) => run('getLogDetail', () => s.logDetail(logId(String(id)))),
+    replayLog: (id, target) =>
+      run('replayLog', () =>
+        replayLog(deps, logId(String(id)), target === undefined ? {} : { target }),
+      ),
     listProviders: () => run('listProviders', () => s.listProviders()),
     saveProvider: (input) => run('saveProvider', () => s.saveProvider(asJson(input))),
     deleteProvider: (id) => remove('deleteProvider', () => s.deleteProvider(id)),

@@ -10,6 +10,7 @@ import { comboRoutes } from './routes/combos';
 import { connectionRoutes } from './routes/connections';
 import { gatewayRoutes } from './routes/gateway';
 import { keyRoutes } from './routes/keys';
+import { logRoutes } from './routes/logs';
 import { providerRoutes } from './routes/providers';
 import { resilienceRoutes } from './routes/resilience';
 import { type Route, requestReaders } from './routes/route';
@@ -39,6 +40,7 @@ function routes(deps: AdminDeps): Route[] {
     ...setupRoutes(deps, input.body),
     ...agentRoutes(deps, input.optionalBody, input.id),
     ...statusRoutes(deps),
+    ...logRoutes(deps, input),
     ...providerRoutes(deps.service, input),
     ...connectionRoutes(deps, input),
     ...comboRoutes(deps.service, input),

@@ -7,7 +7,9 @@ import type {
   GatewayAddressView,
   GatewayRunState,
   LeaseView,
+  ReplayResult,
   RequestLogEntry,
+  SessionSummary,
 } from '../../../shared/contract';
 import { ValidationError } from '../config/validate';
 import type { Logger } from '../logger';
@@ -34,6 +36,10 @@ export interface AdminOperations {
   env?: NodeJS.ProcessEnv;
   /** Base URL per local preset id instead of its default port (tests point at a fake server). */
   localServerUrls?: Readonly<Record<string, string>>;
+  /** Sends a captured request again (`POST /api/logs/{id}/replay`), optionally to another target. */
+  replay?(id: number, target: string | null): Promise<ReplayResult>;
+  /** An agent session's turns so far (`GET /api/sessions/{id}`); null when it made none. */
+  session?(id: string): SessionSummary | null;
 }
 
 /** An admin failure as the client sees it: HTTP status, `error.code`, message, field. */
@@ -139,4 +145,32 @@ export function releaseLease(ops: AdminOperations, input: unknown): { released: 
   const released = ops.releaseLease(connection);
   if (!released) throw new NotFoundError(`active lease on connection ${connection}`);
   return { released };
+}
+
+/** A log id from a path: a positive integer. */
+export function logId(text: string): number {
+  const id = Number(text);
+  if (!Number.isSafeInteger(id) || id < 1) {
+    throw new AdminError(400, 'invalid_path', `log id must be a positive integer, not "${text}"`);
+  }
+  return id;
+}
+
+/** `{target?}` → the target to replay on, or null for the one the request named. */
+export function replayLog(ops: AdminOperations, id: number, input: unknown): Promise<ReplayResult> {
+  if (!ops.replay) throw new AdminError(404, 'not_found', 'replay is not available');
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    throw new ValidationError('body', 'must be a JSON object: {} or {"target": "provider/model"}');
+  }
+  const target = (input as { target?: unknown }).target;
+  if (target !== undefined && target !== null && (typeof target !== 'string' || !target.trim())) {
+    throw new ValidationError('target', 'must be a combo, a model or a provider/model');
+  }
+  return ops.replay(id, typeof target === 'string' ? target.trim() : null);
+}
+
+export function sessionSummary(ops: AdminOperations, id: string): SessionSummary {
+  const summary = ops.session?.(id) ?? null;
+  if (!summary) throw new NotFoundError(`session "${id}"`);
+  return summary;
 }

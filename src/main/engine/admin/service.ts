@@ -7,6 +7,7 @@ import type {
   EngineEvent,
   LockoutView,
   ProviderView,
+  RequestLogDetail,
   RequestLogEntry,
   RuleConfig,
   RuleTestResult,
@@ -353,5 +354,13 @@ export class AdminService {
 
   logs(query: RecentQuery): RequestLogEntry[] {
     return this.store.requestLog.recent(query);
+  }
+
+  /** One row with what was captured of its call (`attempts: []` when nothing was). */
+  logDetail(id: number): RequestLogDetail {
+    const row = this.store.requestLog.detail(id);
+    if (!row) throw new NotFoundError(`request log row ${id}`);
+    const capture = row.capture as Partial<Pick<RequestLogDetail, 'attempts' | 'client'>> | null;
+    return { ...row.entry, attempts: capture?.attempts ?? [], client: capture?.client ?? null };
   }
 }

@@ -3,6 +3,7 @@ import { bindRefusal } from '../proxy/binding';
 import { QuotaBook } from '../routing/quota-book';
 import { KeyRing } from '../usage/key-ring';
 import { UsageService } from '../usage/service';
+import { SessionBook } from '../usage/sessions';
 import type { Accounts, Foundation } from './parts';
 
 /**
@@ -33,5 +34,6 @@ export function buildAccounts(
     shared,
   });
   const quotas = new QuotaBook(store.quotas, (err) => log.error(`quotas: ${String(err)}`), shared);
-  return { keyRing, usage, quotas };
+  const sessions = new SessionBook(store.usage, () => clock.now());
+  return { keyRing, usage, quotas, sessions };
 }

@@ -2,7 +2,9 @@ import type { KeyOperations } from '../admin/keys';
 import type { AdminOperations } from '../admin/operations';
 import { AdminService } from '../admin/service';
 import type { ListenInfo } from '../proxy/binding';
+import type { PipelineDeps } from '../proxy/pipeline/index';
 import type { EngineParts } from './parts';
+import { replayLogged } from './replay';
 
 /** The admin operations both transports share (HTTP admin API, desktop IPC), with the key ring. */
 export interface AdminParts extends AdminOperations {
@@ -15,6 +17,8 @@ export interface AdminInputs {
   /** Moves the gateway to another address while it serves. */
   move(input: unknown): Promise<ListenInfo>;
   localServerUrls?: Readonly<Record<string, string>>;
+  /** The request pipeline (built after the admin operations): replays go through it. */
+  pipeline(): PipelineDeps;
 }
 
 export function buildAdmin(parts: EngineParts, inputs: AdminInputs): AdminParts {
@@ -41,6 +45,8 @@ export function buildAdmin(parts: EngineParts, inputs: AdminInputs): AdminParts 
     env: parts.env,
     listening: () => parts.listening(),
     ...(inputs.localServerUrls ? { localServerUrls: inputs.localServerUrls } : {}),
+    replay: (id, target) => replayLogged(parts, inputs.pipeline, id, target),
+    session: (id) => parts.sessions.summary(id, (c) => parts.quotas.get(c)),
     accounts: { keys: parts.keyRing, usage: parts.usage, now: () => clock.now() },
   };
 }

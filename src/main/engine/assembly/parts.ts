@@ -17,6 +17,7 @@ import type { Store } from '../store';
 import type { UpstreamPools } from '../upstream/pools';
 import type { KeyRing } from '../usage/key-ring';
 import type { UsageService } from '../usage/service';
+import type { SessionBook } from '../usage/sessions';
 import type { GatewayStatus } from './status';
 
 /** What every builder of the engine starts from: the host's seams and the opened storage. */
@@ -37,6 +38,8 @@ export interface Accounts {
   readonly keyRing: KeyRing;
   readonly usage: UsageService;
   readonly quotas: QuotaBook;
+  /** Agent sessions' turns so far (`GET /api/sessions/{id}`). */
+  readonly sessions: SessionBook;
 }
 
 /** The resilience mechanisms, each with state that outlives a request. */

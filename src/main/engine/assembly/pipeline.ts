@@ -1,4 +1,4 @@
-import type { PipelineDeps } from '../proxy/pipeline/index';
+import type { CaptureMode, PipelineDeps } from '../proxy/pipeline/index';
 import { pipelineSettings, shapeSettings } from '../proxy/pipeline/settings';
 import { FairShare } from '../routing/fair-share';
 import { RoutingSignals } from '../routing/signals';
@@ -56,15 +56,21 @@ export function buildPipeline(parts: EngineParts, inputs: PipelineInputs): Pipel
         code,
         cause: message,
       }),
-    record: (entry, sample) => {
+    record: (entry, sample, capture) => {
       usage.record(entry, sample);
+      parts.sessions.note(sample, entry);
       status.count(entry.status);
-      const id = parts.store.requestLog.append(entry);
+      const id = parts.store.requestLog.append(entry, capture);
       // Nobody listening (no dashboard open) is the common case: skip building the event.
       if (events.size > 0) {
         events.emit({ type: 'request.completed', at: clock.now(), entry: { ...entry, id } });
       }
+      return id;
     },
+    capture: settings.derived((s) => ({
+      mode: s.string('requestLog.captureBodies') as CaptureMode,
+      maxBytes: s.number('requestLog.captureMaxBytes'),
+    })),
     leases: parts.leases,
   };
 }

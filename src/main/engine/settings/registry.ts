@@ -1,3 +1,4 @@
+import { ValidationError } from '../../../shared/validation-error';
 import { QUOTA_WAIT_SETTINGS } from './quota-wait-settings';
 import { RESILIENCE_CROSS_CHECKS, RESILIENCE_SETTINGS } from './resilience-settings';
 import type { CrossCheck, SettingDef } from './setting-def';
@@ -59,6 +60,25 @@ const CORE_SETTINGS: readonly SettingDef[] = [
     description: 'Request log rows older than this are pruned (checked at most once a minute).',
   },
   {
+    key: 'requestLog.captureBodies',
+    kind: 'string',
+    defaultValue: 'failed',
+    env: 'BREAKWATER_REQUEST_LOG_CAPTURE_BODIES',
+    validate: validateCaptureMode,
+    description:
+      'Which requests keep what was sent upstream and what came back, per attempt (secrets redacted): "failed" (the default), "all" or "off".',
+  },
+  {
+    key: 'requestLog.captureMaxBytes',
+    kind: 'integer',
+    defaultValue: 262_144,
+    env: 'BREAKWATER_REQUEST_LOG_CAPTURE_MAX_BYTES',
+    min: 1024,
+    max: 16 * 1024 * 1024,
+    unit: 'bytes',
+    description: 'A captured body is cut after this many bytes, and marked as cut.',
+  },
+  {
     key: 'usage.retentionDays',
     kind: 'integer',
     defaultValue: 400,
@@ -70,6 +90,16 @@ const CORE_SETTINGS: readonly SettingDef[] = [
       'Per-minute usage roll-ups (tokens and cost) older than this are pruned (checked hourly).',
   },
 ];
+
+const CAPTURE_MODES = ['failed', 'all', 'off'];
+
+function validateCaptureMode(value: unknown, key: string): string {
+  const v = typeof value === 'string' ? value.trim() : value;
+  if (typeof v !== 'string' || !CAPTURE_MODES.includes(v)) {
+    throw new ValidationError(key, `must be one of ${CAPTURE_MODES.join(', ')}`);
+  }
+  return v;
+}
 
 export const SETTINGS: readonly SettingDef[] = [
   ...CORE_SETTINGS,

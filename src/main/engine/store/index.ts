@@ -101,10 +101,16 @@ export {
 } from './migrations';
 export type { ProviderRecord, ProviderRepo } from './providers';
 export type { QuotaRepo, QuotaRow } from './quotas';
-export type { RecentQuery, RequestLog, RequestLogOptions, RequestLogStats } from './request-log';
+export type {
+  RecentQuery,
+  RequestLog,
+  RequestLogDetailRow,
+  RequestLogOptions,
+  RequestLogStats,
+} from './request-log';
 export type { ResilienceChanges, ResilienceRepo } from './resilience';
 export type { SecretCodec } from './secret-codec';
 export type { SessionPin, SessionPinRepo } from './session-pins';
 export type { SettingsRepo } from './settings';
 export type { SubscriptionRepo, SubscriptionRow } from './subscription';
-export type { UsageBucket, UsageDims, UsageRollupRepo } from './usage-rollups';
+export type { SessionTotals, UsageBucket, UsageDims, UsageRollupRepo } from './usage-rollups';

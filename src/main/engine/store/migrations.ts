@@ -240,6 +240,16 @@ export const migrations: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 9,
+    name: 'captured calls of request log rows',
+    up: `
+      CREATE TABLE request_captures (
+        log_id INTEGER PRIMARY KEY REFERENCES request_log(id) ON DELETE CASCADE,
+        capture TEXT NOT NULL
+      );
+    `,
+  },
 ];
 
 /** Highest schema version this build knows how to read and write. */

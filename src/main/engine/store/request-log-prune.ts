@@ -5,6 +5,8 @@ import type { Db } from './db';
 
 const DAY_MS = 86_400_000;
 const PRUNE_EVERY_MS = 60_000;
+/** Captured calls kept at most, the newest: each may hold a few bodies of up to 256 KB. */
+export const MAX_CAPTURES = 2_000;
 
 export interface PruneOptions {
   /** A function is read at each prune, so a changed setting applies without a restart. */
@@ -31,9 +33,16 @@ export function createPruner(db: Db, opts: PruneOptions): Pruner {
        SELECT id FROM request_log ORDER BY id DESC LIMIT 1 OFFSET ?
      )`,
   );
+  // Captures of pruned rows go with them (ON DELETE CASCADE); beyond that only the newest stay.
+  const pruneCapturesStmt = db.prepare<[number]>(
+    `DELETE FROM request_captures WHERE log_id <= (
+       SELECT log_id FROM request_captures ORDER BY log_id DESC LIMIT 1 OFFSET ?
+     )`,
+  );
   const prune = db.transaction((cutoff: number) => {
     pruneAgeStmt.run(cutoff);
     pruneCountStmt.run(maxRows);
+    pruneCapturesStmt.run(MAX_CAPTURES);
   });
   let lastPruneAt = Number.NEGATIVE_INFINITY;
 

@@ -40,6 +40,8 @@ export function matches(entry: RequestLogEntry, q: RecentQuery): boolean {
 export interface LogReader {
   /** Newest first, at most `limit` rows on disk matching the query. */
   recent(query: RecentQuery, limit: number): RequestLogEntry[];
+  /** The row on disk with this id. */
+  byId(id: number): RequestLogEntry | null;
   /** The newest row on disk for `connection` at or after `sinceMs` that has an egress IP. */
   egress(connection: string, sinceMs: number): { ip: string; at: number } | null;
 }
@@ -50,6 +52,7 @@ export function createLogReader(db: Db): LogReader {
      WHERE connection = ? AND at >= ? AND egress_ip IS NOT NULL
      ORDER BY at DESC, id DESC LIMIT 1`,
   );
+  const byIdStmt = db.prepare<[number], LogRow>(`SELECT ${COLUMNS} FROM request_log WHERE id = ?`);
   // One prepared statement per combination of filters, made on first use.
   const recentStmts = new Map<string, ReturnType<typeof prepareRecent>>();
 
@@ -88,6 +91,11 @@ export function createLogReader(db: Db): LogReader {
       if (query.connection !== undefined) params.connection = query.connection;
       if (query.status !== undefined) params.status = query.status;
       return stmt.all(params).map(fromRow);
+    },
+
+    byId(id) {
+      const row = byIdStmt.get(id);
+      return row ? fromRow(row) : null;
     },
 
     egress(connection, sinceMs) {

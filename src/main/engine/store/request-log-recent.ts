@@ -9,6 +9,8 @@ import { clampLimit, createLogReader, matches, type RecentQuery } from './reques
 export interface RecentReaders {
   recent(query: RecentQuery): RequestLogEntry[];
   recentEgress(connection: string, sinceMs: number): string | null;
+  /** The entry with this id, and whether it still waits in memory (then it is that object). */
+  byId(id: number): { entry: RequestLogEntry; pending: boolean } | null;
 }
 
 export function createRecentReaders(db: Db, buffer: PendingBuffer): RecentReaders {
@@ -27,6 +29,15 @@ export function createRecentReaders(db: Db, buffer: PendingBuffer): RecentReader
         .concat(fromDisk.filter((e) => !seen.has(e.id)))
         .sort((a, b) => b.id - a.id)
         .slice(0, limit);
+    },
+
+    byId(id) {
+      for (let i = buffer.count() - 1; i >= 0; i--) {
+        const entry = buffer.at(i);
+        if (entry?.id === id) return { entry, pending: true };
+      }
+      const entry = reader.byId(id);
+      return entry ? { entry, pending: false } : null;
     },
 
     recentEgress(connection, sinceMs) {

@@ -22,6 +22,8 @@ export interface WriterOptions {
   maxBatch: number;
   /** Runs after each batch written. */
   afterWrite: () => void;
+  /** Writes what belongs to the batch's rows (their captures), in the batch's transaction. */
+  withBatch: (batch: readonly RequestLogEntry[]) => void;
   report: (err: unknown) => void;
 }
 
@@ -43,7 +45,7 @@ export function createBatchWriter(
   maxId: () => number,
   opts: WriterOptions,
 ): BatchWriter {
-  const { flushIntervalMs, maxBatch, afterWrite, report } = opts;
+  const { flushIntervalMs, maxBatch, afterWrite, withBatch, report } = opts;
   const insertStmt = db.prepare(INSERT_SQL);
   const writeBatch = db.transaction((batch: RequestLogEntry[]) => {
     // Another writer on the same file may have taken our ids: move ours past theirs.
@@ -51,6 +53,7 @@ export function createBatchWriter(
     const stored = maxId();
     if (first && stored >= first.id) buffer.renumber(stored + 1);
     for (const e of batch) insertStmt.run(rowValues(e));
+    withBatch(batch);
   });
   let timer: NodeJS.Timeout | undefined;
   let immediate: NodeJS.Immediate | undefined;

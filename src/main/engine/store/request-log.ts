@@ -7,6 +7,7 @@
 import type { RequestLogEntry } from '../../../shared/contract';
 import type { Db } from './db';
 import { createPendingBuffer } from './request-log-buffer';
+import { createCaptureStore } from './request-log-captures';
 import { createPruner } from './request-log-prune';
 import type { RecentQuery } from './request-log-query';
 import { createRecentReaders } from './request-log-recent';
@@ -46,9 +47,20 @@ export interface RequestLogStats {
   flushFailures: number;
 }
 
+/** A row and what was captured of its call (null when nothing was). */
+export interface RequestLogDetailRow {
+  entry: RequestLogEntry;
+  capture: unknown;
+}
+
 export interface RequestLog {
-  /** Buffers the entry in memory (no disk work) and returns the id it was given. */
-  append(entry: Omit<RequestLogEntry, 'id'>): number;
+  /**
+   * Buffers the entry in memory (no disk work) and returns the id it was given; a capture
+   * (JSON-able) is written with it and deleted with it.
+   */
+  append(entry: Omit<RequestLogEntry, 'id'>, capture?: unknown): number;
+  /** One row by id, with its capture; null when there is none (never logged, or pruned). */
+  detail(id: number): RequestLogDetailRow | null;
   /** Writes everything pending now. Never throws; failures go to `onError`. */
   flush(): void;
   /** Newest first, including entries not yet written. */
@@ -78,6 +90,7 @@ export function createRequestLog(db: Db, opts: RequestLogOptions = {}): RequestL
     maxId() + 1,
   );
   const readers = createRecentReaders(db, buffer);
+  const captures = createCaptureStore(db);
   const pruner = createPruner(db, {
     retentionDays: opts.retentionDays ?? 30,
     maxRows: Math.max(1, Math.floor(opts.maxRows ?? 200_000)),
@@ -89,17 +102,19 @@ export function createRequestLog(db: Db, opts: RequestLogOptions = {}): RequestL
     maxBatch: Math.max(1, Math.floor(opts.maxBatch ?? 500)),
     // Pruning follows every write too, not only the idle timer.
     afterWrite: pruner.maybePrune,
+    withBatch: captures.write,
     report,
   });
   let dropped = 0;
 
   return {
-    append(input) {
+    append(input, capture) {
       if (writer.closed()) {
         dropped++;
         return 0;
       }
       const entry = normalize(input, buffer.takeId(), now);
+      if (capture !== undefined && capture !== null) captures.hold(entry, capture);
       dropped += buffer.push(entry);
       writer.schedule();
       return entry.id;
@@ -108,6 +123,13 @@ export function createRequestLog(db: Db, opts: RequestLogOptions = {}): RequestL
     flush() {
       writer.drain();
       writer.schedule();
+    },
+
+    detail(id) {
+      const found = readers.byId(id);
+      if (!found) return null;
+      const capture = captures.get(id, found.pending ? found.entry : undefined);
+      return { entry: { ...found.entry }, capture };
     },
 
     recent: readers.recent,

@@ -33,6 +33,16 @@ export interface UsageRollupRepo {
   series(by: UsageGroupBy, since: number, stepMs: number, until?: number): UsagePoint[];
   /** Deletes minutes before `before`. */
   prune(before: number): void;
+  /** One session's totals since `since`, and where its latest minute went; null if none. */
+  session(id: string, since: number): SessionTotals | null;
+}
+
+export interface SessionTotals extends UsageTotals {
+  provider: string;
+  model: string;
+  connection: string;
+  combo: string;
+  lastMinute: number;
 }
 
 const COLUMN: Record<UsageGroupBy, string> = {
@@ -91,6 +101,13 @@ export function createUsageRollupRepo(db: Db): UsageRollupRepo {
   const totalsStmts = new Map<UsageGroupBy, Statement<[number, number], UsageRow>>();
   const seriesStmts = new Map<UsageGroupBy, Statement<[number, number, number], UsagePoint>>();
   const pruneStmt = db.prepare<[number]>('DELETE FROM usage_minutes WHERE minute < ?');
+  const sessionStmt = db.prepare<[string, number], UsageTotals & { rows: number }>(
+    `SELECT COUNT(*) AS rows, ${SUMS} FROM usage_minutes WHERE session = ? AND minute >= ?`,
+  );
+  const sessionLastStmt = db.prepare<[string, number], Omit<SessionTotals, keyof UsageTotals>>(
+    `SELECT provider, model, connection, combo, minute AS lastMinute FROM usage_minutes
+     WHERE session = ? AND minute >= ? ORDER BY minute DESC LIMIT 1`,
+  );
 
   const totalsStmt = (by: UsageGroupBy) => {
     let stmt = totalsStmts.get(by);
@@ -123,6 +140,13 @@ export function createUsageRollupRepo(db: Db): UsageRollupRepo {
     series: (by, since, stepMs, until = FAR_FUTURE) => seriesStmt(by).all(stepMs, since, until),
     prune: (before) => {
       pruneStmt.run(before);
+    },
+    session(id, since) {
+      const totals = sessionStmt.get(id, since);
+      const last = sessionLastStmt.get(id, since);
+      if (!totals || totals.rows === 0 || !last) return null;
+      const { rows: _rows, ...sums } = totals;
+      return { ...sums, ...last };
     },
   };
 }

@@ -75,6 +75,11 @@ export class UpstreamBody {
     else this.tap = tap;
   }
 
+  /** The chunks that arrived and wait for a reader (the array itself: read, never changed). */
+  waiting(): readonly Buffer[] {
+    return this.chunks;
+  }
+
   private untap(): void {
     const tap = this.tap;
     this.tap = null;

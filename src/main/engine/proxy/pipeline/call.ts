@@ -9,6 +9,7 @@ import { type UpstreamResponse, upstreamPath } from '../../upstream/pools';
 import { rewriteTopLevelModel } from '../../wire/model-rewrite';
 import { ContentIdleWatch } from '../stream-watch';
 import type { Attempt, CallOutcome } from './attempt';
+import { holdAttempt, keepAnswer } from './capture';
 import { bodyOf, type RequestContext } from './context';
 import { ExecutionExpiredError } from './hold';
 import { ShapedSend } from './shape';
@@ -31,6 +32,7 @@ export async function call(a: Attempt): Promise<CallOutcome> {
   let upstream: UpstreamResponse;
   let firstEvent: FirstEventError | null = null;
   let shaped: ShapedSend | null = null;
+  const held = holdAttempt(a);
   try {
     const secret = ctx.catalog.secretOf(candidate.connection);
     const path = upstreamPathFor(ctx, candidate);
@@ -39,17 +41,23 @@ export async function call(a: Attempt): Promise<CallOutcome> {
       extra: Readonly<Record<string, string>>,
     ): Promise<UpstreamResponse> => {
       if (cancel.reason) return Promise.reject(cancel.reason);
+      const headers = upstreamHeaders(
+        ctx.req.headers,
+        candidate.target.provider,
+        secret,
+        body.length,
+        ctx.stream,
+        extra,
+      );
+      if (held) {
+        held.path = path;
+        held.headers = headers;
+        held.body = body;
+      }
       const exchange = deps.pools.request({
         provider: candidate.target.provider,
         path,
-        headers: upstreamHeaders(
-          ctx.req.headers,
-          candidate.target.provider,
-          secret,
-          body.length,
-          ctx.stream,
-          extra,
-        ),
+        headers,
         body,
         // A repair or a lane retry sends again within what is left of the attempt's time.
         timeouts: { ...a.timeouts, totalMs: Math.max(1, a.startedAt + a.remaining - ctx.now()) },
@@ -79,18 +87,34 @@ export async function call(a: Attempt): Promise<CallOutcome> {
           shaped.send,
         )
       : await shaped.send(NO_EXTRA_HEADERS);
+    if (held) {
+      held.status = upstream.statusCode;
+      held.responseHeaders = upstream.headers;
+    }
     if (isEventStream(upstream) && upstream.statusCode === 200) {
-      if (deps.shape?.contentIdle()) {
-        const wire = translatedFor(ctx, candidate)?.wire ?? ctx.endpoint.format;
-        const body = upstream.body;
-        body.setTap(new ContentIdleWatch(wire, a.timeouts.idleMs, ctx.now, body));
-      }
-      firstEvent = await peekFirstEventError(upstream.body);
+      const body = upstream.body;
+      const idle = deps.shape?.contentIdle()
+        ? new ContentIdleWatch(
+            translatedFor(ctx, candidate)?.wire ?? ctx.endpoint.format,
+            a.timeouts.idleMs,
+            ctx.now,
+            body,
+          )
+        : null;
+      const tap = held ? keepAnswer(ctx, held, idle, body) : idle;
+      if (tap) body.setTap(tap);
+      firstEvent = await peekFirstEventError(body);
+    } else if (held && upstream.statusCode < 400) {
+      upstream.body.setTap(keepAnswer(ctx, held, null, upstream.body));
     }
   } catch (err) {
     if (cancel.reason instanceof ExecutionExpiredError) return EXPIRED;
     const failure = classifyAttemptError(err, cancel);
     if (failure.kind === 'client_abort') return GONE;
+    if (held) {
+      held.error = failure.message;
+      held.endedAt = ctx.now();
+    }
     return { kind: 'unreachable', failure };
   }
   const connId = candidate.connection.id;
@@ -106,6 +130,11 @@ export async function call(a: Attempt): Promise<CallOutcome> {
   if (status < 400) return { kind: 'answered', upstream };
   const raw = firstEvent?.raw ?? (await readBounded(upstream.body, ERROR_BODY_LIMIT));
   if (firstEvent) upstream.body.destroy();
+  if (held) {
+    held.status = status;
+    held.responseBody = raw;
+    held.endedAt = ctx.now();
+  }
   const cls = classify(
     {
       provider: candidate.target.provider.id,

@@ -8,6 +8,7 @@ import type { WireFormat } from '../../translate';
 import type { IrRequest } from '../../translate/ir';
 import { emptyUsage, type Usage } from '../../usage/usage';
 import { type Endpoint, findEndpoint, formatForUnknownPath } from '../endpoints';
+import { type HeldCapture, releaseRequestBodies } from './capture-held';
 import type { Decision } from './decision';
 import type { PipelineDeps } from './deps';
 
@@ -121,6 +122,11 @@ export interface RequestContext {
   readonly watchdog: ThroughputWatchdogOptions | null;
   /** What the client should know about how its request was served: `X-Breakwater-Warning`. */
   warnings?: string[];
+  /**
+   * What is held for a captured call (capture.ts): unset until the first attempt, null when the
+   * request is not captured.
+   */
+  captured?: HeldCapture | null;
   /** Cancels the upstream attempt in flight when the client goes away (one listener per request). */
   abortAttempt: (() => void) | null;
   /**
@@ -194,6 +200,7 @@ export function committed(ctx: RequestContext): void {
   ctx.parsed = {};
   delete ctx.ir;
   if (ctx.translated) for (const t of ctx.translated.values()) t.json = {};
+  releaseRequestBodies(ctx.captured);
 }
 
 export function markClientAbort(ctx: RequestContext): void {

@@ -23,6 +23,7 @@ import type { UpstreamPools } from '../../upstream/pools';
 import type { PriceOf, UsageSample } from '../../usage/accounting';
 import type { BudgetDecision, Hold } from '../../usage/budget';
 import type { BudgetReservation } from '../../usage/budgets';
+import type { CaptureSettings, StoredCapture } from './capture-held';
 
 /** What the front door needs: who may call, how much they may send, whether to serve at all. */
 export interface FrontDoorDeps {
@@ -56,9 +57,14 @@ export interface PipelineDeps extends FrontDoorDeps {
   leases?: LeaseService;
   /**
    * Called once per request with its log row (batched to SQLite and emitted as an event) and
-   * its usage sample (rolled up per minute, counted against its key's budgets).
+   * its usage sample (rolled up per minute, counted against its key's budgets), with what was
+   * captured of its attempts when it is kept (capture-build.ts); answers the row's id.
    */
-  record(entry: Omit<RequestLogEntry, 'id'>, sample: UsageSample): void;
+  record(
+    entry: Omit<RequestLogEntry, 'id'>,
+    sample: UsageSample,
+    capture: StoredCapture | null,
+  ): number;
   /** The model price table: USD per million tokens of a provider's model. */
   priceOf?: PriceOf;
   /** Gateway key budgets: whether a request may go (an allowed one counts towards its minute). */
@@ -101,6 +107,8 @@ export interface PipelineDeps extends FrontDoorDeps {
   watchdog?(): ThroughputWatchdogOptions | null;
   /** Request-shape repairs and the heartbeat-proof idle timeout (issue 17). */
   shape?: ShapeDeps;
+  /** Which requests keep their attempts' bodies (`requestLog.captureBodies`), and how much. */
+  capture?(): Readonly<CaptureSettings>;
 }
 
 export interface ShapeDeps {

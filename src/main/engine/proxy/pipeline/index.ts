@@ -21,6 +21,7 @@ import { parse } from './parse';
 import { pause } from './pause';
 import { plan } from './plan';
 import { record } from './record';
+import { type ReplayInput, replayRequest } from './replay';
 import { reserve } from './reserve';
 import { route } from './route';
 import { runDoor } from './run';
@@ -29,7 +30,9 @@ import { strategy } from './strategy';
 import { toolLimit } from './tool-limit';
 import { translate } from './translate';
 
+export type { CaptureMode, StoredCapture } from './capture-held';
 export type { PipelineDeps } from './deps';
+export { type ReplayInput, ReplayRefusedError } from './replay';
 
 // The request path, as a chain of stages. Each answers `continue`, `skip` (this candidate) or
 // `reply` (an error that ends the request), or answers itself. The order rule: a stage runs
@@ -84,4 +87,9 @@ export function handleProxyRequest(
   deps: PipelineDeps,
 ): Promise<void> {
   return runDoor(req, res, url, deps, FRONT_DOOR, REQUEST);
+}
+
+/** A captured client request sent again through the request stages (`POST /api/logs/{id}/replay`). */
+export function replayProxyRequest(input: ReplayInput, deps: PipelineDeps) {
+  return replayRequest(input, deps, REQUEST);
 }

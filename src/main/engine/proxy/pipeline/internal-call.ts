@@ -91,6 +91,7 @@ export async function internalCall(
   };
   delete child.translated;
   delete child.warnings;
+  delete child.captured;
   sink.once('close', () => {
     child.clientGone = true;
     child.abortAttempt?.();

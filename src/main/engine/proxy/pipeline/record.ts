@@ -1,5 +1,6 @@
 import { redactSecrets } from '../../logger';
 import { sampleOf } from '../../usage/accounting';
+import { buildCapture, keeps } from './capture-build';
 import type { RequestContext, RequestStage } from './context';
 import { CONTINUE } from './decision';
 import type { PipelineDeps } from './deps';
@@ -20,8 +21,10 @@ export const record: RequestStage = {
  * The log row and usage sample of one upstream exchange: a client request, or an internal call
  * a multi-call strategy made for one (orchestrate.ts), which is priced by its own model.
  */
-export function writeLogRow(ctx: RequestContext, deps: PipelineDeps): void {
+export function writeLogRow(ctx: RequestContext, deps: PipelineDeps): number {
   const candidate = ctx.served;
+  const held = ctx.captured;
+  ctx.captured = null;
   const status = ctx.status || 500;
   const keyName = ctx.key?.name ?? null;
   const sample = sampleOf(
@@ -44,7 +47,7 @@ export function writeLogRow(ctx: RequestContext, deps: PipelineDeps): void {
     },
     deps.priceOf ?? NO_PRICE,
   );
-  deps.record(
+  return deps.record(
     {
       at: ctx.started,
       clientFormat: ctx.endpoint.format,
@@ -71,5 +74,6 @@ export function writeLogRow(ctx: RequestContext, deps: PipelineDeps): void {
       costUsd: sample.costUsd,
     },
     sample,
+    held && keeps(ctx, held) ? buildCapture(ctx, held) : null,
   );
 }

@@ -42,7 +42,7 @@ export async function runDoor(
  * Runs the request stages in order until one answers; then the stages that ran learn the
  * outcome in reverse order (the last of them writes the log row), whatever happened.
  */
-async function runRequest(
+export async function runRequest(
   ctx: RequestContext,
   deps: PipelineDeps,
   stages: readonly RequestStage[],
