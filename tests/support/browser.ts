@@ -86,7 +86,8 @@ export async function startBrowserGateway(opts: {
       dataDir: join(dir, 'data'),
       port: 0,
       log,
-      env: {},
+      // As in the API tests: pages that show a failure need the answer now, not after a wait.
+      env: { BREAKWATER_QUOTA_WAIT_MAX_WAIT_MS: '0' },
       uiDir: UI_DIR,
       ...opts.engine?.(upstreams, dir),
     });

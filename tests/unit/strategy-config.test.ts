@@ -277,6 +277,7 @@ describe('model metadata: configured entries over the reviewed defaults', () => 
     expect(defaults.get('gpt-5')).toEqual({
       contextWindow: 400000,
       price: { input: 1.25, output: 10, cacheRead: 0.125 },
+      capabilities: ['vision', 'tools', 'reasoning', 'webSearch'],
     });
     expect(defaults.get('claude-sonnet-4-5')?.contextWindow).toBe(200000);
   });
@@ -307,6 +308,7 @@ describe('model metadata: configured entries over the reviewed defaults', () => 
       id: 'gpt-5',
       contextWindow: 272000,
       price: { input: 1.25, output: 10, cacheRead: 0.125 },
+      capabilities: ['vision', 'tools', 'reasoning', 'webSearch'],
     });
     expect(catalog.modelSpec('o', 'claude-sonnet-4-5-20250929').price?.input).toBe(3);
     expect(catalog.modelSpec('o', 'x/claude-haiku-4-5-latest').price?.output).toBe(5);

@@ -34,6 +34,6 @@ export function buildAccounts(
     shared,
   });
   const quotas = new QuotaBook(store.quotas, (err) => log.error(`quotas: ${String(err)}`), shared);
-  const sessions = new SessionBook(store.usage, () => clock.now());
+  const sessions = new SessionBook(store.usage, () => clock.now(), base.maps);
   return { keyRing, usage, quotas, sessions };
 }

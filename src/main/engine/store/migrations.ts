@@ -250,6 +250,12 @@ export const migrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 10,
+    name: 'usage roll-ups by session',
+    // `GET /api/sessions/{id}` reads one session's minutes; without this it scans the table.
+    up: 'CREATE INDEX usage_minutes_session ON usage_minutes(session, minute);',
+  },
 ];
 
 /** Highest schema version this build knows how to read and write. */

@@ -34,7 +34,8 @@ export interface UsageRollupRepo {
   /** Deletes minutes before `before`. */
   prune(before: number): void;
   /** One session's totals since `since`, and where its latest minute went; null if none. */
-  session(id: string, since: number): SessionTotals | null;
+  /** One session's minutes in [since, until). */
+  session(id: string, since: number, until?: number): SessionTotals | null;
 }
 
 export interface SessionTotals extends UsageTotals {
@@ -101,12 +102,16 @@ export function createUsageRollupRepo(db: Db): UsageRollupRepo {
   const totalsStmts = new Map<UsageGroupBy, Statement<[number, number], UsageRow>>();
   const seriesStmts = new Map<UsageGroupBy, Statement<[number, number, number], UsagePoint>>();
   const pruneStmt = db.prepare<[number]>('DELETE FROM usage_minutes WHERE minute < ?');
-  const sessionStmt = db.prepare<[string, number], UsageTotals & { rows: number }>(
-    `SELECT COUNT(*) AS rows, ${SUMS} FROM usage_minutes WHERE session = ? AND minute >= ?`,
+  const sessionStmt = db.prepare<[string, number, number], UsageTotals & { rows: number }>(
+    `SELECT COUNT(*) AS rows, ${SUMS} FROM usage_minutes
+     WHERE session = ? AND minute >= ? AND minute < ?`,
   );
-  const sessionLastStmt = db.prepare<[string, number], Omit<SessionTotals, keyof UsageTotals>>(
+  const sessionLastStmt = db.prepare<
+    [string, number, number],
+    Omit<SessionTotals, keyof UsageTotals>
+  >(
     `SELECT provider, model, connection, combo, minute AS lastMinute FROM usage_minutes
-     WHERE session = ? AND minute >= ? ORDER BY minute DESC LIMIT 1`,
+     WHERE session = ? AND minute >= ? AND minute < ? ORDER BY minute DESC LIMIT 1`,
   );
 
   const totalsStmt = (by: UsageGroupBy) => {
@@ -141,9 +146,9 @@ export function createUsageRollupRepo(db: Db): UsageRollupRepo {
     prune: (before) => {
       pruneStmt.run(before);
     },
-    session(id, since) {
-      const totals = sessionStmt.get(id, since);
-      const last = sessionLastStmt.get(id, since);
+    session(id, since, until = FAR_FUTURE) {
+      const totals = sessionStmt.get(id, since, until);
+      const last = sessionLastStmt.get(id, since, until);
       if (!totals || totals.rows === 0 || !last) return null;
       const { rows: _rows, ...sums } = totals;
       return { ...sums, ...last };

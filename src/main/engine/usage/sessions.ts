@@ -3,18 +3,31 @@
 // logged request; one that is not (the gateway restarted since) is read from the usage roll-ups.
 
 import type { SessionSummary } from '../../../shared/contract';
-import type { UsageRollupRepo } from '../store';
+import type { BoundedMap, BoundedMaps } from '../bounded-map';
+import type { SessionTotals, UsageRollupRepo } from '../store';
 import type { UsageSample } from './accounting';
 
 /** Sessions kept in memory, the most recently used. */
 const MAX_SESSIONS = 2_000;
+/** A session idle this long leaves memory (its roll-ups stay). */
+const IDLE_MS = 86_400_000;
 /** How far back the roll-ups are read for a session not in memory. */
 const LOOKBACK_MS = 7 * 86_400_000;
 /** A session found nowhere is not looked up again for this long (the status line polls). */
 const MISS_MS = 5_000;
+const MINUTE_MS = 60_000;
 const RULE = /^rule (\S+) →/;
 
 type Turns = Omit<SessionSummary, 'quota'>;
+
+interface Book extends Turns {
+  /**
+   * The first roll-up minute this process counted, while the earlier minutes (a session that
+   * outlived a restart, or left memory) are not yet read; null once they are. Reading them
+   * waits for a summary, so a request never waits on the disk.
+   */
+  unreadBefore: number | null;
+}
 
 interface QuotaWindow {
   remaining: number | null;
@@ -36,40 +49,56 @@ const WINDOWS: ReadonlyArray<[keyof QuotaWindows, string]> = [
 ];
 
 export class SessionBook {
-  private readonly sessions = new Map<string, Turns>();
-  private readonly misses = new Map<string, number>();
+  private readonly sessions: BoundedMap<string, Book>;
+  private readonly misses: BoundedMap<string, true>;
 
   constructor(
     private readonly repo: Pick<UsageRollupRepo, 'session'>,
     private readonly now: () => number,
-  ) {}
+    maps: BoundedMaps,
+  ) {
+    this.sessions = maps.create({
+      name: 'agent_sessions',
+      maxEntries: MAX_SESSIONS,
+      ttlMs: () => IDLE_MS,
+    });
+    this.misses = maps.create({
+      name: 'agent_session_misses',
+      maxEntries: MAX_SESSIONS,
+      ttlMs: () => MISS_MS,
+    });
+  }
 
-  /** A logged request of a session. */
+  /** A logged request of a session: memory only, on the request path. */
   note(
     sample: UsageSample,
     row: { target: string | null; status: number; decision: string | null },
   ): void {
     if (!sample.session) return;
     const id = sample.session;
-    const turns = this.sessions.get(id) ?? this.load(id) ?? empty(id);
-    this.sessions.delete(id);
-    this.sessions.set(id, {
-      ...turns,
-      combo: sample.combo || null,
-      rule: row.decision ? (RULE.exec(row.decision)?.[1] ?? null) : null,
-      target: row.target ?? turns.target,
-      connection: sample.connection || turns.connection,
-      lastAt: sample.at,
-      lastStatus: row.status,
-      requests: turns.requests + 1,
-      inputTokens: turns.inputTokens + sample.inputTokens,
-      outputTokens: turns.outputTokens + sample.outputTokens,
-      costUsd: turns.costUsd + (sample.costUsd ?? 0),
-    });
+    const now = this.now();
+    const turns = this.sessions.get(id, now) ?? {
+      ...empty(id),
+      unreadBefore: sample.at - (sample.at % MINUTE_MS),
+    };
+    this.sessions.set(
+      id,
+      {
+        ...turns,
+        combo: sample.combo || null,
+        rule: row.decision ? (RULE.exec(row.decision)?.[1] ?? null) : null,
+        target: row.target ?? turns.target,
+        connection: sample.connection || turns.connection,
+        lastAt: sample.at,
+        lastStatus: row.status,
+        requests: turns.requests + 1,
+        inputTokens: turns.inputTokens + sample.inputTokens,
+        outputTokens: turns.outputTokens + sample.outputTokens,
+        costUsd: turns.costUsd + (sample.costUsd ?? 0),
+      },
+      now,
+    );
     this.misses.delete(id);
-    if (this.sessions.size > MAX_SESSIONS) {
-      this.sessions.delete(this.sessions.keys().next().value as string);
-    }
   }
 
   /** The session's summary with its serving connection's quota; null when it made no request. */
@@ -77,37 +106,42 @@ export class SessionBook {
     id: string,
     quotaOf: (connection: string) => QuotaWindows | undefined,
   ): SessionSummary | null {
-    let turns = this.sessions.get(id);
-    if (!turns) {
-      const missedAt = this.misses.get(id);
-      if (missedAt !== undefined && this.now() - missedAt < MISS_MS) return null;
-      turns = this.load(id) ?? undefined;
-      if (!turns) {
-        if (this.misses.size > MAX_SESSIONS) this.misses.clear();
-        this.misses.set(id, this.now());
+    const now = this.now();
+    let book = this.sessions.get(id, now);
+    if (book?.unreadBefore != null) {
+      book = withHistory(book, this.repo.session(id, now - LOOKBACK_MS, book.unreadBefore));
+      this.sessions.set(id, book, now);
+    } else if (!book) {
+      if (this.misses.get(id, now)) return null;
+      const totals = this.repo.session(id, now - LOOKBACK_MS);
+      if (!totals) {
+        this.misses.set(id, true, now);
         return null;
       }
-      this.sessions.set(id, turns);
+      book = withHistory({ ...empty(id), unreadBefore: null }, totals);
+      this.sessions.set(id, book, now);
     }
+    const { unreadBefore: _unread, ...turns } = book;
     const quota = turns.connection ? quotaOf(turns.connection) : undefined;
     return { ...turns, quota: quota ? quotaLeft(quota) : null };
   }
+}
 
-  private load(id: string): Turns | null {
-    const t = this.repo.session(id, this.now() - LOOKBACK_MS);
-    if (!t) return null;
-    return {
-      ...empty(id),
-      combo: t.combo || null,
-      target: t.provider ? `${t.provider}/${t.model}` : null,
-      connection: t.connection || null,
-      lastAt: t.lastMinute,
-      requests: t.requests,
-      inputTokens: t.inputTokens,
-      outputTokens: t.outputTokens,
-      costUsd: t.costUsd,
-    };
-  }
+/** Adds the roll-ups' earlier turns; what this process saw since stays the latest. */
+function withHistory(book: Book, t: SessionTotals | null): Book {
+  if (!t) return { ...book, unreadBefore: null };
+  return {
+    ...book,
+    unreadBefore: null,
+    combo: book.combo ?? (t.combo || null),
+    target: book.target ?? (t.provider ? `${t.provider}/${t.model}` : null),
+    connection: book.connection ?? (t.connection || null),
+    lastAt: book.lastAt ?? t.lastMinute,
+    requests: book.requests + t.requests,
+    inputTokens: book.inputTokens + t.inputTokens,
+    outputTokens: book.outputTokens + t.outputTokens,
+    costUsd: book.costUsd + t.costUsd,
+  };
 }
 
 function empty(id: string): Turns {
