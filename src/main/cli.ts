@@ -1,22 +1,17 @@
 // Headless entry: `breakwater serve` and `breakwater status`. Plain Node, no Electron.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { BreakwaterConfig, ImportReport, Snapshot } from '../shared/contract';
 import { ACCOUNTS_USAGE, CliError, keys, usage } from './cli-accounts';
+import { connect } from './cli-connect';
 import { offerClaudeCodeRules, RULES_USAGE, rules } from './cli-rules';
 import { runStatusline } from './cli-statusline';
 import {
-  AGENT_IDS,
-  AGENTS,
-  AgentConfigError,
   adminTokenPath,
-  agentKey,
   configFromDetected,
-  connectAgent,
   createEngine,
   createStderrLogger,
   DEFAULT_HOST,
@@ -26,12 +21,10 @@ import {
   draftReport,
   IMPORTERS,
   ImportError,
-  isAgentId,
   isImportTool,
   type LogLevel,
   loadConfigFile,
   loadPresets,
-  undoAgent,
   VERSION,
 } from './engine/index';
 
@@ -44,7 +37,7 @@ ${ACCOUNTS_USAGE}
 ${RULES_USAGE}
   breakwater init   [--yes] [--claude-code] [--out FILE]
   breakwater import <omniroute|claude-code-router|litellm|cc-switch> FILE [--data-dir DIR] [--dry-run]
-  breakwater connect <claude-code|codex|opencode|qwen-code|gemini-cli> [--url URL] [--key KEY] [--model M]... [--undo]
+  breakwater connect <claude-code|codex|opencode|qwen-code|gemini-cli> [--url URL] [--key KEY] [--model M]... [--statusline] [--undo]
   breakwater statusline [--url URL] [--data-dir DIR]   (Claude Code's statusLine command: JSON on stdin)
 
   --config FILE    JSON config applied at start (providers, connections, combos, settings)
@@ -59,6 +52,7 @@ ${RULES_USAGE}
   --dry-run        import: show what would be imported and skipped, write nothing
   --key KEY        connect: the gateway API key the agent presents (default $BREAKWATER_API_KEY)
   --model M        connect: the models to offer, first the default (default: the gateway's combos)
+  --statusline     connect claude-code: also set its statusLine to \`breakwater statusline\`
   --undo           connect: put the agent's files back as they were before connect
 
 Environment: BREAKWATER_ADMIN_TOKEN sets the admin token instead of <data-dir>/admin-token;\nBREAKWATER_DATA_DIR changes the default --data-dir.`;
@@ -347,74 +341,6 @@ async function importFrom(args: string[]): Promise<void> {
   process.stdout.write(
     'A gateway already running on this data dir shows the import after a restart.\n',
   );
-}
-
-/** The combos a running gateway offers (`GET /v1/models`), the models an agent is given. */
-async function combosAt(origin: string, key: string): Promise<string[]> {
-  let res: Response;
-  try {
-    res = await fetch(`${origin}/v1/models`, { headers: { authorization: `Bearer ${key}` } });
-  } catch {
-    fail(`no Breakwater answering at ${origin}: start it, pass --url, or name models with --model`);
-  }
-  if (!res.ok) fail(`${origin}/v1/models answered HTTP ${res.status} (pass --key, or --model)`);
-  const list = (await res.json()) as { data: { id: string; owned_by: string }[] };
-  const combos = list.data.filter((m) => m.owned_by === 'breakwater-combo').map((m) => m.id);
-  return combos.length > 0 ? combos : list.data.map((m) => m.id);
-}
-
-/** Points an agent's own config files at this gateway; `--undo` puts them back byte for byte. */
-async function connect(args: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({
-    args,
-    options: {
-      undo: { type: 'boolean', default: false },
-      url: { type: 'string' },
-      key: { type: 'string' },
-      model: { type: 'string', multiple: true },
-    },
-    allowPositionals: true,
-    strict: true,
-  });
-  const agent = positionals[0] ?? '';
-  if (!isAgentId(agent) || positionals.length > 1) {
-    fail(
-      `usage: breakwater connect <${AGENT_IDS.join('|')}> [--url URL] [--key KEY] [--model NAME]... [--undo]`,
-    );
-  }
-  const say = (verb: string, paths: string[]) => {
-    for (const p of paths) process.stdout.write(`  ${verb} ${p}\n`);
-  };
-  if (values.undo) {
-    const r = undoAgent(agent, homedir(), process.env);
-    if (r.restored.length + r.removed.length === 0)
-      process.stdout.write(`${agent}: nothing to undo\n`);
-    say('restored', r.restored);
-    say('removed', r.removed);
-    return;
-  }
-  const origin = (values.url ?? `http://${DEFAULT_HOST}:${DEFAULT_PORT}`).replace(/\/+$/, '');
-  const apiKey = agentKey(values.key, process.env);
-  const models = values.model ?? (await combosAt(origin, apiKey));
-  try {
-    const r = connectAgent(agent, homedir(), { origin, apiKey, models }, process.env);
-    say('wrote', r.written);
-    say('unchanged', r.unchanged);
-    say('backup', r.backups);
-    const env = AGENTS[agent].env?.({ origin, apiKey, models }) ?? {};
-    if (Object.keys(env).length > 0) {
-      process.stdout.write(
-        `${agent} reads these only from the environment; add them to your shell profile:\n`,
-      );
-      for (const [k, v] of Object.entries(env)) process.stdout.write(`  export ${k}=${v}\n`);
-    }
-    process.stdout.write(
-      `${agent} now uses ${origin} with model ${models[0] ?? '(its default)'}; undo with: breakwater connect ${agent} --undo\n`,
-    );
-  } catch (err) {
-    if (err instanceof AgentConfigError) fail(`${err.message}; nothing was changed`);
-    throw err;
-  }
 }
 
 async function main(argv: string[]): Promise<void> {

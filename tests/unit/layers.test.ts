@@ -13,7 +13,7 @@ const ROOT = resolve(__dirname, '../..');
 const MAIN_LAYERS: LayerRules = [
   ['src/main/index.ts'],
   ['src/main/cli.ts', 'src/main/statusline.ts', 'src/main/shell'],
-  ['src/main/cli-rules.ts', 'src/main/cli-statusline.ts'],
+  ['src/main/cli-rules.ts', 'src/main/cli-statusline.ts', 'src/main/cli-connect.ts'],
   ['src/main/cli-accounts.ts'],
   ['src/main/engine/index.ts'],
   ['src/main/engine/engine.ts'],

@@ -22,6 +22,8 @@ export interface ConnectTarget {
   apiKey: string;
   /** The model names to offer, combos first; the first is the default. */
   models: readonly string[];
+  /** Claude Code: also make `breakwater statusline` its status line (never without asking). */
+  statusLine?: boolean;
 }
 
 export interface AgentSpec {
@@ -58,18 +60,26 @@ function model(t: ConnectTarget): string | undefined {
   return t.models[0];
 }
 
+/** Claude Code's `statusLine` setting that runs `breakwater statusline` after each turn. */
+export const STATUS_LINE = { type: 'command', command: 'breakwater statusline' } as const;
+
 /** Claude Code: `$CLAUDE_CONFIG_DIR/settings.json` env; it appends `/v1/messages` to the base URL. */
 const claudeCode: AgentSpec = {
   id: 'claude-code',
   label: 'Claude Code',
   files: (home, t, env) => [
-    jsonFile(join(dirOf(env, 'CLAUDE_CONFIG_DIR', join(home, '.claude')), 'settings.json'), {
-      'env.ANTHROPIC_BASE_URL': t.origin,
-      'env.ANTHROPIC_AUTH_TOKEN': t.apiKey,
-      'env.ANTHROPIC_MODEL': model(t),
-      // Background work (titles, summaries) asks for a Haiku; the same model serves it.
-      'env.ANTHROPIC_DEFAULT_HAIKU_MODEL': model(t),
-    }),
+    jsonFile(
+      join(dirOf(env, 'CLAUDE_CONFIG_DIR', join(home, '.claude')), 'settings.json'),
+      {
+        'env.ANTHROPIC_BASE_URL': t.origin,
+        'env.ANTHROPIC_AUTH_TOKEN': t.apiKey,
+        'env.ANTHROPIC_MODEL': model(t),
+        // Background work (titles, summaries) asks for a Haiku; the same model serves it.
+        'env.ANTHROPIC_DEFAULT_HAIKU_MODEL': model(t),
+      },
+      // Without the flag a status line the user has is theirs: connect leaves it alone.
+      t.statusLine ? { statusLine: STATUS_LINE } : {},
+    ),
   ],
 };
 

@@ -1,7 +1,8 @@
 // One file of an agent's config as connect changes it and as undo takes that change out again,
 // built from the same keys so the two cannot drift apart.
-import { editDotenv, editJson, editToml } from './edits';
-import { revertDotenv, revertJson, revertToml } from './reverts';
+import { isDeepStrictEqual } from 'node:util';
+import { editDotenv, editJson, editToml, readJson } from './edits';
+import { at, revertDotenv, revertJson, revertToml } from './reverts';
 
 /** One file of an agent's config and how connect changes its text (null: absent). */
 export interface FileEdit {
@@ -14,12 +15,24 @@ export interface FileEdit {
   revert(text: string, original: string | null): string | null;
 }
 
-/** Dotted JSON paths set (an undefined value removes). */
-export function jsonFile(path: string, values: Record<string, unknown>): FileEdit {
+/**
+ * Dotted JSON paths set (an undefined value removes). `optional` paths are set only when the
+ * user asks for them, so undo takes one out only while the file still holds connect's value:
+ * a value the user set since, or kept by connecting without asking, stays.
+ */
+export function jsonFile(
+  path: string,
+  values: Record<string, unknown>,
+  optional: Record<string, unknown> = {},
+): FileEdit {
   return {
     path,
-    edit: (text) => editJson(path, text, values),
-    revert: (text, original) => revertJson(path, text, original, Object.keys(values)),
+    edit: (text) => editJson(path, text, { ...values, ...optional }),
+    revert: (text, original) => {
+      const now = text.trim() === '' ? {} : readJson(path, text);
+      const ours = Object.keys(optional).filter((k) => isDeepStrictEqual(at(now, k), optional[k]));
+      return revertJson(path, text, original, [...Object.keys(values), ...ours]);
+    },
   };
 }
 

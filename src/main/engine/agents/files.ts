@@ -86,7 +86,12 @@ export interface UndoResult {
 }
 
 /** Any target names every key connect may set; which files an agent reads does not depend on it. */
-const ANY_TARGET: ConnectTarget = { origin: 'http://undo', apiKey: 'undo', models: ['undo'] };
+const ANY_TARGET: ConnectTarget = {
+  origin: 'http://undo',
+  apiKey: 'undo',
+  models: ['undo'],
+  statusLine: true,
+};
 
 /**
  * Takes connect's change out of each of the agent's files. A file as connect left it gets the

@@ -14,7 +14,7 @@ import {
   TABLE_HEADER,
 } from './edits';
 
-function at(root: unknown, dotted: string): unknown {
+export function at(root: unknown, dotted: string): unknown {
   let v = root;
   for (const k of dotted.split('.')) v = isObject(v) ? v[k] : undefined;
   return v;
