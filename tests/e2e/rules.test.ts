@@ -78,7 +78,12 @@ describe.skipIf(skipReason !== null)('the Rules page at /ui', () => {
   }, 60_000);
 
   it('tries a request and says why the earlier rules missed', async () => {
+    // The page re-reads the rules after the last save: move only once it shows them, and save
+    // only once the move shows, or a slow machine saves the old order.
+    const first = () => page.getByTestId('rule-row').first().getByLabel('Name').inputValue();
+    await expect.poll(first).toBe('claude-all');
     await page.getByRole('button', { name: 'Move claude-all down' }).click();
+    await expect.poll(first).toBe('background');
     await page.getByRole('button', { name: 'Save rules' }).click();
     await expect.poll(saved).toEqual(['background', 'claude-all']);
     await page

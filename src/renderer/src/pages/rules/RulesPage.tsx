@@ -10,17 +10,23 @@ export function RulesPage() {
   const bridge = useDashboard((s) => s.bridge);
   const notify = useDashboard((s) => s.notify);
   const configVersion = useDashboard((s) => s.configVersion);
-  const [drafts, setDrafts] = useState<RuleDraft[] | null>(null);
+  const [drafts, setLoaded] = useState<RuleDraft[] | null>(null);
+  // Unsaved edits survive a config change elsewhere (or the echo of this page's own save).
+  const dirty = useRef(false);
+  const setDrafts: typeof setLoaded = (next) => {
+    dirty.current = true;
+    setLoaded(next);
+  };
   const [error, setError] = useState<string | null>(null);
   const reload = useCallback(() => {
-    void bridge?.listRules().then((r) => r.ok && setDrafts(r.data.rules.map(draftOf)));
+    void bridge?.listRules().then((r) => r.ok && setLoaded(r.data.rules.map(draftOf)));
   }, [bridge]);
   useEffect(reload, [reload]);
   const loadedVersion = useRef(configVersion);
   useEffect(() => {
     if (configVersion === loadedVersion.current) return;
     loadedVersion.current = configVersion;
-    reload();
+    if (!dirty.current) reload();
   }, [configVersion, reload]);
   const save = async () => {
     if (!bridge || !drafts) return;
@@ -28,6 +34,7 @@ export function RulesPage() {
     if ('error' in checked) return setError(checked.error);
     const r = await bridge.saveRules(checked.rules);
     if (!r.ok) return setError(r.field ? `${r.field}: ${r.error}` : r.error);
+    dirty.current = false;
     setError(null);
     notify('ok', `${r.data.rules.length} rule(s) saved`);
   };
