@@ -33,8 +33,7 @@ export interface UsageRollupRepo {
   series(by: UsageGroupBy, since: number, stepMs: number, until?: number): UsagePoint[];
   /** Deletes minutes before `before`. */
   prune(before: number): void;
-  /** One session's totals since `since`, and where its latest minute went; null if none. */
-  /** One session's minutes in [since, until). */
+  /** One session's totals over the minutes in [since, until), and where its latest went; null if none. */
   session(id: string, since: number, until?: number): SessionTotals | null;
 }
 

@@ -77,27 +77,22 @@ export class SessionBook {
     if (!sample.session) return;
     const id = sample.session;
     const now = this.now();
-    const turns = this.sessions.get(id, now) ?? {
+    // Updated in place: one allocation per session, not one per request.
+    const book = this.sessions.get(id, now) ?? {
       ...empty(id),
       unreadBefore: sample.at - (sample.at % MINUTE_MS),
     };
-    this.sessions.set(
-      id,
-      {
-        ...turns,
-        combo: sample.combo || null,
-        rule: row.decision ? (RULE.exec(row.decision)?.[1] ?? null) : null,
-        target: row.target ?? turns.target,
-        connection: sample.connection || turns.connection,
-        lastAt: sample.at,
-        lastStatus: row.status,
-        requests: turns.requests + 1,
-        inputTokens: turns.inputTokens + sample.inputTokens,
-        outputTokens: turns.outputTokens + sample.outputTokens,
-        costUsd: turns.costUsd + (sample.costUsd ?? 0),
-      },
-      now,
-    );
+    book.combo = sample.combo || null;
+    book.rule = row.decision ? (RULE.exec(row.decision)?.[1] ?? null) : null;
+    book.target = row.target ?? book.target;
+    book.connection = sample.connection || book.connection;
+    book.lastAt = sample.at;
+    book.lastStatus = row.status;
+    book.requests++;
+    book.inputTokens += sample.inputTokens;
+    book.outputTokens += sample.outputTokens;
+    book.costUsd += sample.costUsd ?? 0;
+    this.sessions.set(id, book, now);
     this.misses.delete(id);
   }
 
