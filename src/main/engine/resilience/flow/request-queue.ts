@@ -36,6 +36,10 @@ interface Entry {
   limiter: Bottleneck;
   /** Team mode: the same limits kept in Redis (one limiter id per connection), made on first use. */
   cluster: Bottleneck | null;
+  /** Fail-open hooks of the jobs waiting in `cluster`, run when that limiter breaks. */
+  clusterWaiters: Set<() => void>;
+  /** The next team limiter rewrites the limiter's keys: the last one found them corrupt. */
+  clearCluster: boolean;
   rateLimit: RateLimit;
   learnedRpm: number | null;
   waiting: number;
@@ -115,13 +119,35 @@ export class RequestQueues {
         id: `${this.store.idPrefix}${key.replace('\u0000', '/')}`,
         datastore: 'ioredis',
         connection: this.store.connection,
-        clearDatastore: false,
+        clearDatastore: e.clearCluster,
         // The limiter's keys in Redis expire after an hour without use.
         timeout: 3_600_000,
       });
-      e.cluster.on('error', (err: unknown) => this.log?.debug(`team queue ${key}: ${String(err)}`));
+      e.clearCluster = false;
+      const cluster = e.cluster;
+      cluster.on('error', (err: unknown) => this.retireCluster(key, e, cluster, err));
     }
     return e.cluster;
+  }
+
+  /**
+   * A team limiter that hit a Redis error: Bottleneck reports it as an event and leaves the job
+   * it was placing queued for good (a key of the wrong type, written by a peer or by hand, did
+   * that to every later job). Its waiters go ahead without a slot (fail-open), and the next job
+   * gets a new limiter, which rewrites the keys when Redis answered with an error about them.
+   */
+  private retireCluster(key: string, e: Entry, cluster: Bottleneck, err: unknown): void {
+    if (e.cluster !== cluster) return;
+    const corrupt = (err as Error | null)?.name === 'ReplyError';
+    this.log?.warn(
+      `team queue ${key.replace('\u0000', '/')}: ${corrupt ? 'Redis refused its limiter keys, which will be rewritten' : 'limiter error'} (${String(err)}); ${e.clusterWaiters.size} waiting requests go ahead`,
+    );
+    e.cluster = null;
+    e.clearCluster = corrupt;
+    const waiters = [...e.clusterWaiters];
+    e.clusterWaiters.clear();
+    for (const failOpen of waiters) failOpen();
+    cluster.stop({ dropWaitingJobs: true }).catch(() => {});
   }
 
   private updateLimits(e: Entry): void {
@@ -139,6 +165,8 @@ export class RequestQueues {
       e = {
         limiter: new Bottleneck(limiterSettings(rateLimit, null)),
         cluster: null,
+        clusterWaiters: new Set(),
+        clearCluster: false,
         rateLimit,
         learnedRpm: null,
         waiting: 0,
@@ -208,14 +236,18 @@ export class RequestQueues {
       let state: 'waiting' | 'running' | 'gone' = 'waiting';
       let finish: () => void = () => {};
       const expireListeners: Array<() => void> = [];
-      const leaveQueue = (rejection: QueueRejection) => {
+      const leaveQueue = (answer: QueueRejection | FreeSlot | null) => {
         if (state !== 'waiting') return;
         state = 'gone';
         e.waiting--;
         clearTimeout(timer);
         signal.removeEventListener('abort', onAbort);
-        resolve(rejection);
+        e.clusterWaiters.delete(failOpen);
+        // A slot without the limiter: counted as running from here, not from when it was asked.
+        resolve(answer ?? new FreeSlot(e));
       };
+      const failOpen = () => leaveQueue(null);
+      if (limiter === e.cluster) e.clusterWaiters.add(failOpen);
       const timer = setTimeout(() => {
         e.rejected++;
         leaveQueue(
@@ -240,6 +272,7 @@ export class RequestQueues {
           e.running++;
           clearTimeout(timer);
           signal.removeEventListener('abort', onAbort);
+          e.clusterWaiters.delete(failOpen);
           return new Promise<void>((done) => {
             let released = false;
             finish = () => {
@@ -254,12 +287,7 @@ export class RequestQueues {
         .catch((err: unknown) => {
           if (!(err instanceof Bottleneck.BottleneckError)) {
             // The team's limiter lost Redis: go ahead without a slot rather than fail (fail-open).
-            if (state !== 'waiting') return;
-            state = 'gone';
-            e.waiting--;
-            clearTimeout(timer);
-            signal.removeEventListener('abort', onAbort);
-            resolve(new FreeSlot(e));
+            failOpen();
             return;
           }
           if (state === 'running') {
