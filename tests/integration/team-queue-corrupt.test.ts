@@ -16,7 +16,7 @@ import { redisMissing, startRedis, type TestRedis } from '../support/redis';
 
 const missing = redisMissing();
 const PREFIX = 'bwqc:';
-const LIMITS = { maxQueueDepth: 100, maxWaitMs: 20_000 };
+const LIMITS = { maxQueueDepth: 100, maxWaitMs: 20_000, executionMaxWaitMs: 60_000 };
 const RPM = { requestsPerMinute: 100_000 };
 
 function logger(lines: string[]): Logger {
