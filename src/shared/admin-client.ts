@@ -159,6 +159,7 @@ export function createAdminClient(opts: AdminClientOptions): AdminActions {
     listRules: () => call<{ rules: RuleConfig[] }>('GET', '/api/rules'),
     saveRules: (rules) => call<{ rules: RuleConfig[] }>('PUT', '/api/rules', { rules }),
     testRules: (input) => call<RuleTestResult>('POST', '/api/rules/test', input),
+    claudeCodeRules: () => call<{ rules: RuleConfig[] }>('GET', '/api/rules/claude-code'),
     getSettings: () => call<SettingView[]>('GET', '/api/settings'),
     updateSettings: (values) => call<SettingView[]>('PATCH', '/api/settings', values),
     resetBreaker: (provider) =>

@@ -48,6 +48,7 @@ export const ACTION_METHODS = [
   'listRules',
   'saveRules',
   'testRules',
+  'claudeCodeRules',
   'getSettings',
   'updateSettings',
   'resetBreaker',

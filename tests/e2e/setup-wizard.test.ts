@@ -113,6 +113,16 @@ describe.skipIf(skipReason !== null)('setup wizard on an empty store', () => {
         'gemini',
       ]);
       expect(other.admin.listCombos().map((c) => c.name)).toContain('default');
+      // Claude Code's rule set is shown in full first, and written only on the click.
+      const offer = wizard.getByTestId('setup-claude-code-rules');
+      await offer.waitFor({ timeout: 5000 });
+      expect(await offer.textContent()).toMatch(/background: model "claude-\*haiku\*" → \S+\//);
+      expect(other.admin.listRules().rules).toEqual([]);
+      await offer.getByRole('button', { name: 'Add these rules' }).click();
+      await offer.getByRole('button', { name: 'Rules added' }).waitFor({ timeout: 5000 });
+      expect(other.admin.listRules().rules.map((r) => r.name)).toEqual(
+        expect.arrayContaining(['background']),
+      );
     } finally {
       await other.stop({ graceMs: 0 });
       rmSync(dir, { recursive: true, force: true });

@@ -235,6 +235,39 @@ describe('/api/rules', () => {
     expect((await put({ rules: RULES })).status).toBe(200);
   });
 
+  it('offers the Claude Code rule set for the providers as they are, and writes nothing', async () => {
+    const offer = async () =>
+      ((await (await gw.admin('/api/rules/claude-code')).json()) as { rules: RuleConfig[] }).rules;
+    // Of the models here only claude-sonnet-4-5 has a known price and window.
+    expect(await offer()).toEqual([
+      { name: 'background', when: { model: 'claude-*haiku*' }, use: 'an/claude-sonnet-4-5' },
+      { name: 'long-context', when: { minInputTokens: 60_000 }, use: 'an/claude-sonnet-4-5' },
+    ]);
+    const saved = await gw.admin('/api/providers', {
+      method: 'POST',
+      body: JSON.stringify({
+        id: 'cheapo',
+        format: 'anthropic',
+        baseUrl: gw.primary.url,
+        authClass: 'api_key',
+        models: ['claude-haiku-4-5'],
+        enabled: true,
+      }),
+    });
+    expect(saved.status).toBe(201);
+    try {
+      expect((await offer())[0]).toEqual({
+        name: 'background',
+        when: { model: 'claude-*haiku*' },
+        use: 'cheapo/claude-haiku-4-5',
+      });
+      const listed = (await (await gw.admin('/api/rules')).json()) as { rules: RuleConfig[] };
+      expect(listed.rules).toEqual(RULES);
+    } finally {
+      await gw.admin('/api/providers/cheapo', { method: 'DELETE' });
+    }
+  });
+
   it('refuses a rule whose use names nothing, with its field, and keeps the old rules', async () => {
     for (const use of ['nope', 'ghost/model', 'an/not-listed']) {
       const res = await put({ rules: [RULES[0], { name: 'bad', when: {}, use }] });

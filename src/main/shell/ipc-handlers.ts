@@ -123,6 +123,7 @@ export const PAYLOAD_CHECKS: Record<ActionMethod, Check> = {
   listRules: none,
   saveRules: (args) => arity(args, 1, 1) ?? schemaProblem(() => validateRules(args[0], 'rules')),
   testRules: oneObject('request test'),
+  claudeCodeRules: none,
   getSettings: none,
   updateSettings: oneObject('settings'),
   resetBreaker: (args) =>

@@ -171,6 +171,11 @@ export interface BridgeApi {
   saveRules(rules: RuleConfig[]): Promise<BridgeResult<{ rules: RuleConfig[] }>>;
   /** Which rule a request would take and why the earlier ones did not (`POST /api/rules/test`). */
   testRules(input: RuleTestInput): Promise<BridgeResult<RuleTestResult>>;
+  /**
+   * The rule set offered for Claude Code on the stored providers (`GET /api/rules/claude-code`):
+   * background to the cheapest target, long context to the largest window. Writes nothing.
+   */
+  claudeCodeRules(): Promise<BridgeResult<{ rules: RuleConfig[] }>>;
   getSettings(): Promise<BridgeResult<SettingView[]>>;
   updateSettings(values: Record<string, unknown>): Promise<BridgeResult<SettingView[]>>;
   /** Resets one provider's circuit breaker, or every breaker when `provider` is omitted. */

@@ -83,6 +83,7 @@ export function createAdminActions(deps: ActionDeps): AdminActions {
     listRules: () => run('listRules', () => s.listRules()),
     saveRules: (rules) => run('saveRules', () => s.saveRules(asJson({ rules }))),
     testRules: (input) => run('testRules', () => s.testRules(asJson(input))),
+    claudeCodeRules: () => run('claudeCodeRules', () => s.claudeCodeRules()),
     getSettings: () => run('getSettings', () => s.getSettings()),
     updateSettings: (values) => run('updateSettings', () => s.updateSettings(asJson(values))),
     resetBreaker: (provider) =>

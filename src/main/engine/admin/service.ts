@@ -27,6 +27,7 @@ import {
 import type { ResilienceManager } from '../resilience/manager';
 import { RESILIENCE_PREFIXES } from '../settings/resilience-settings';
 import type { Settings } from '../settings/settings';
+import { claudeCodeRules } from '../setup/claude-code-rules';
 import type { RecentQuery, Store } from '../store';
 import { connectionRecord, providerRecord, secretsForAnotherUrl } from '../store/config-records';
 import { saveRules } from '../store/rules';
@@ -236,6 +237,14 @@ export class AdminService {
     saveRules(this.store, rules);
     this.changed('rules');
     return { rules };
+  }
+
+  /** The Claude Code rule set for the providers as they are now; changes nothing. */
+  claudeCodeRules(): { rules: RuleConfig[] } {
+    const catalog = this.catalog();
+    return {
+      rules: claudeCodeRules([...catalog.providers.values()], (p, m) => catalog.modelSpec(p, m)),
+    };
   }
 
   /** Which rule a request would take, and why each earlier one did not; changes nothing. */

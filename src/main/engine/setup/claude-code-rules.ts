@@ -3,28 +3,37 @@
 // context has grown large to the target with the largest window. Only what the model table
 // knows is used; with nothing known there is nothing to offer.
 
-import type { ModelSpec, ProviderConfig, RuleConfig } from '../../../shared/contract';
+import type { ModelEntry, ModelSpec, RuleConfig } from '../../../shared/contract';
 
 /** Prompts past this estimate count as long context (Claude Code's turns grow past 100k). */
 export const LONG_CONTEXT_TOKENS = 60_000;
 
 type SpecOf = (provider: string, model: string) => ModelSpec;
 
-function targets(providers: readonly ProviderConfig[], specOf: SpecOf) {
-  return providers.flatMap((p) =>
-    p.models.map((m) => {
-      const id = typeof m === 'string' ? m : m.id;
-      return {
-        ref: `${p.id}/${id}`,
-        spec: { ...specOf(p.id, id), ...(typeof m === 'string' ? {} : m) },
-      };
-    }),
-  );
+/** What the rule set needs of a provider: a config entry or the live catalog's. */
+export interface RuleSetProvider {
+  id: string;
+  models: readonly ModelEntry[];
+  enabled?: boolean;
+}
+
+function targets(providers: readonly RuleSetProvider[], specOf: SpecOf) {
+  return providers
+    .filter((p) => p.enabled !== false)
+    .flatMap((p) =>
+      p.models.map((m) => {
+        const id = typeof m === 'string' ? m : m.id;
+        return {
+          ref: `${p.id}/${id}`,
+          spec: { ...specOf(p.id, id), ...(typeof m === 'string' ? {} : m) },
+        };
+      }),
+    );
 }
 
 /** The rules to propose, or none when no target has a known price or window. */
 export function claudeCodeRules(
-  providers: readonly ProviderConfig[],
+  providers: readonly RuleSetProvider[],
   specOf: SpecOf,
 ): RuleConfig[] {
   const all = targets(providers, specOf);

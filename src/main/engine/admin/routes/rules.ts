@@ -17,6 +17,11 @@ export function ruleRoutes(s: AdminService, { body }: RequestReaders): Route[] {
       handler: async (q, r) => sendJson(r, 200, s.saveRules(await body(q))),
     },
     {
+      method: 'GET',
+      pattern: /^\/api\/rules\/claude-code$/,
+      handler: (_q, r) => sendJson(r, 200, s.claudeCodeRules()),
+    },
+    {
       method: 'POST',
       pattern: /^\/api\/rules\/test$/,
       handler: async (q, r) => sendJson(r, 200, s.testRules(await body(q))),

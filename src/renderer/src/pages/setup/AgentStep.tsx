@@ -1,5 +1,6 @@
 import { AgentConnect } from '../../components/AgentConnect';
 import { CopyButton } from '../../components/ui';
+import { ClaudeCodeRules } from './ClaudeCodeRules';
 
 /** Step 3: how to point an agent at the gateway, with the combo as its model. */
 export function AgentStep({ baseUrl, combo }: { baseUrl: string; combo: string }) {
@@ -16,6 +17,7 @@ export function AgentStep({ baseUrl, combo }: { baseUrl: string; combo: string }
           <code>{l}</code> <CopyButton text={l} />
         </p>
       ))}
+      <ClaudeCodeRules />
       <AgentConnect />
     </div>
   );
