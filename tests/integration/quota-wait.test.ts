@@ -134,6 +134,42 @@ describe('waiting for a near quota reset', () => {
     expect(text).toContain('data: [DONE]');
   });
 
+  it('holds a streaming Responses client with SSE comments and serves it after the reset', async () => {
+    gw.primary.script(quota429(2));
+    const sentAt = Date.now();
+    const res = await fetch(`${gw.url}/v1/responses`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'qa/gpt-q', stream: true, input: 'hi' }),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/event-stream');
+    const { text, gap } = await readTimed(res, sentAt);
+    expect(Date.now() - sentAt).toBeGreaterThanOrEqual(1_900);
+    expect(gap).toBeLessThan(1_000);
+    expect(text.indexOf(': keep-alive')).toBeLessThan(text.indexOf('event: response.created'));
+    expect(text).toContain('event: response.completed');
+    expect(gw.primary.requestCount).toBe(2);
+  });
+
+  it('holds a streaming Gemini client with SSE comments and serves it after the reset', async () => {
+    gw.primary.script(quota429(2));
+    const sentAt = Date.now();
+    const res = await fetch(`${gw.url}/v1beta/models/gpt-q:streamGenerateContent?alt=sse`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] }),
+    });
+    expect(res.status).toBe(200);
+    const { text, gap } = await readTimed(res, sentAt);
+    expect(Date.now() - sentAt).toBeGreaterThanOrEqual(1_900);
+    expect(gap).toBeLessThan(1_000);
+    expect(text).toContain(': keep-alive');
+    // Gemini's stream ends with a chunk naming the finish reason.
+    expect(text).toMatch(/"finishReason":"STOP"/);
+    expect(gw.primary.requestCount).toBe(2);
+  });
+
   it('ends a waiting stream with an in-stream error when the wait ends in failure', async () => {
     gw.primary.script(quota429(1), { status: 401, body: { error: { message: 'bad key' } } });
     const res = await chat(true);
