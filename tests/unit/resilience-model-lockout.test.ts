@@ -6,6 +6,7 @@ import {
   lockoutDuration,
   lockoutKey,
   lockoutView,
+  MAX_LOCKOUT_ENTRIES,
   ModelLockouts,
   scopeForStatus,
 } from '../../src/main/engine/resilience/health/model-lockout';
@@ -507,5 +508,37 @@ describe('§3 properties of model lockouts', () => {
       ),
       { numRuns: 100 },
     );
+  });
+});
+
+describe('bounded: a client inventing a model per request (issue 35)', () => {
+  it('keeps at most MAX_LOCKOUT_ENTRIES, dropping what ended first, lapsed before locked', () => {
+    const l = new ModelLockouts();
+    // A lock that outlasts the flood, written first.
+    const kept = l.recordFailure(failure({ model: 'real', status: 404 }), ON, T0);
+    const dropped = [];
+    for (let i = 0; i < MAX_LOCKOUT_ENTRIES * 2; i++) {
+      // Each invented model 404s once; the clock runs, so the earlier locks lapse first.
+      const now = T0 - 3_600_000 + i * 1_000;
+      const e = {
+        key: `openai:key1:invented-${i}`,
+        provider: 'openai',
+        connection: 'key1',
+        model: `invented-${i}`,
+        subject: `invented-${i}`,
+        scope: 'model' as const,
+        reason: 'not_found',
+        failureCount: 1,
+        expiresAt: now + 120_000,
+      };
+      dropped.push(...l.put(e));
+      expect(l.size).toBeLessThanOrEqual(MAX_LOCKOUT_ENTRIES);
+    }
+    expect(l.check('openai', 'key1', 'real', FAMILIES, T0 + 1)).toEqual(kept);
+    // The newest invented lock is kept, the oldest went (and was reported, to delete its row).
+    expect(l.get(`openai:key1:invented-${MAX_LOCKOUT_ENTRIES * 2 - 1}`)).toBeDefined();
+    expect(l.get('openai:key1:invented-0')).toBeUndefined();
+    expect(dropped.map((e) => e.key)).toContain('openai:key1:invented-0');
+    expect(dropped.length + l.size).toBe(MAX_LOCKOUT_ENTRIES * 2 + 1);
   });
 });

@@ -300,10 +300,7 @@ export class ResilienceManager {
     else if (d.breaker?.kind === 'probe_answered')
       this.state.breaker(provider).recordSuccess(now, true);
     if (d.providerCooldown) this.state.providerCooldown(provider.id).write(d.providerCooldown);
-    if (d.lockout) {
-      this.state.lockouts.put(d.lockout);
-      this.state.markLockout(d.lockout.key, d.lockout);
-    }
+    if (d.lockout) this.state.putLockout(d.lockout);
     for (const h of d.health) this.state.setHealth(h.connection, h.health);
     for (const e of d.events) {
       this.deps.emit(e);

@@ -119,7 +119,16 @@ export interface ObservedRequest {
   ttfbMs: number | null;
 }
 
+/**
+ * Model series kept by name; later models share `model="other"`. A provider that routes any
+ * model (`provider/<anything>`) lets a client invent one per request, and every series is
+ * kept for the life of the process and in every scrape.
+ */
+export const MAX_MODEL_SERIES = 500;
+const OTHER_MODEL = 'other';
+
 export class RequestMetrics {
+  private readonly models = new Set<string>();
   private readonly requests = new Counter();
   private readonly errors = new Counter();
   private readonly tokens = new Counter();
@@ -137,13 +146,21 @@ export class RequestMetrics {
     this.latency.observe(provider, r.latencyMs / 1000, byProvider, provider);
     if (r.ttfbMs !== null) this.ttfb.observe(provider, r.ttfbMs / 1000, byProvider, provider);
     if (!s.provider) return;
-    const pm = `${s.provider}\u0000${s.model}`;
-    for (const [type, field] of TOKEN_KINDS) {
-      if (s[field] > 0) {
-        this.tokens.add(`${pm}\u0000${type}`, s[field], byTokenType, provider, s.model, type);
+    let pm = `${s.provider}\u0000${s.model}`;
+    let model = s.model;
+    if (!this.models.has(pm)) {
+      if (this.models.size < MAX_MODEL_SERIES) this.models.add(pm);
+      else {
+        model = OTHER_MODEL;
+        pm = `${s.provider}\u0000${OTHER_MODEL}`;
       }
     }
-    if (s.costUsd) this.cost.add(pm, s.costUsd, byModel, provider, s.model);
+    for (const [type, field] of TOKEN_KINDS) {
+      if (s[field] > 0) {
+        this.tokens.add(`${pm}\u0000${type}`, s[field], byTokenType, provider, model, type);
+      }
+    }
+    if (s.costUsd) this.cost.add(pm, s.costUsd, byModel, provider, model);
   }
 
   /** A request its client gave up on before it was in (no log row, so not `observe`d). */

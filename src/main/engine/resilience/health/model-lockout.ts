@@ -106,6 +106,16 @@ export function lockoutAfterFailure(
   };
 }
 
+/**
+ * Entries kept at most. A provider routes any model name (`provider/<anything>`), so a client
+ * that invents one per request and gets a 404 each time adds an entry per request; lapsed entries
+ * are kept for the backoff, and were kept until a success of that very model came.
+ */
+export const MAX_LOCKOUT_ENTRIES = 2_000;
+/** What one eviction leaves: room for a tenth of the cap before the next. */
+const AFTER_EVICTION = Math.floor(MAX_LOCKOUT_ENTRIES * 0.9);
+const NONE: readonly LockoutEntry[] = Object.freeze([]);
+
 export interface LockoutRestore {
   /** When the entries are restored: those already past their expiry come back lapsed. */
   now: number;
@@ -180,9 +190,26 @@ export class ModelLockouts {
     return worst;
   }
 
-  /** Stores an entry `lockoutAfterFailure` decided. */
-  put(entry: LockoutEntry): void {
+  get size(): number {
+    return this.states.size;
+  }
+
+  /**
+   * Stores an entry `lockoutAfterFailure` decided. Over the cap, the entries that end (or ended)
+   * first are dropped, lapsed ones before any lock: returned, so their rows go too.
+   */
+  put(entry: LockoutEntry): readonly LockoutEntry[] {
     this.states.set(entry.key, { name: 'LOCKED', entry });
+    if (this.states.size <= MAX_LOCKOUT_ENTRIES) return NONE;
+    const byEnd = [...this.states.values()].sort((a, b) => a.entry.expiresAt - b.entry.expiresAt);
+    const dropped: LockoutEntry[] = [];
+    for (const s of byEnd) {
+      if (this.states.size <= AFTER_EVICTION) break;
+      if (s.entry.key === entry.key) continue;
+      this.states.delete(s.entry.key);
+      dropped.push(s.entry);
+    }
+    return dropped;
   }
 
   /** Records a failure. Returns the entry written, or null when lockout does not apply. */

@@ -196,8 +196,16 @@ export class ResilienceState {
       this.deps.shared.put({ kind: 'lockout', id: key, value: entry }, ttl);
   }
 
+  /** Stores a lockout entry here; the rows of what the cap dropped go, here only. */
+  putLockout(entry: LockoutEntry): void {
+    for (const e of this.lockouts.put(entry)) this.dirty.lockouts.set(e.key, null);
+    this.markLockout(entry.key, entry);
+  }
+
   /** A success halves counts without removing entries: those rows change too. */
   markLockoutsOf(provider: string, connection: string): void {
+    // The request path's case: nothing is locked anywhere.
+    if (this.lockouts.size === 0) return;
     let any = false;
     for (const e of this.lockouts.all()) {
       if (e.provider !== provider || e.connection !== connection) continue;

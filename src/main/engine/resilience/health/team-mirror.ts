@@ -55,10 +55,7 @@ export function adoptChange(
     case 'lockout': {
       const entry = c.value as LockoutEntry | null;
       if (entry) {
-        state.adopt(() => {
-          state.lockouts.put(entry);
-          state.markLockout(entry.key, entry);
-        });
+        state.adopt(() => state.putLockout(entry));
         emit({ type: 'lockout.added', at: now, lockout: lockoutView(entry), cause: PEER });
         return;
       }
