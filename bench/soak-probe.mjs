@@ -2,6 +2,8 @@
 // second on stderr, so the soak can report RSS and heap over time without instrumenting it.
 const timer = setInterval(() => {
   const m = process.memoryUsage();
-  process.stderr.write(`soak-probe ${JSON.stringify({ rss: m.rss, heapUsed: m.heapUsed })}\n`);
+  process.stderr.write(
+    `soak-probe ${JSON.stringify({ rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external })}\n`,
+  );
 }, 1000);
 timer.unref();

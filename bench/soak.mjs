@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Soak: `npm run soak -- --minutes N [--concurrency C]`. Runs `breakwater serve` (the built CLI)
+// Soak: `npm run soak -- --minutes N [--concurrency C] [--sessions one|per-request]`. Runs `breakwater serve` (the built CLI)
 // against the fake upstream and holds a mixed load on it: streamed and whole Chat Completions,
 // Anthropic Messages translated to a Chat provider, with a 3-second burst of 503s from the first
 // of two upstreams every minute (the combo fails over to the second). Prints one row per minute: requests, error rate, p50/p99 latency, the gateway's RSS
@@ -16,12 +16,18 @@ const { values } = parseArgs({
   options: {
     minutes: { type: 'string', default: '5' },
     concurrency: { type: 'string', default: '16' },
+    // per-request: each request names a new session (Chat `prompt_cache_key`, Anthropic
+    // `metadata.user_id`), as a client opening a conversation per request would (issue 35).
+    sessions: { type: 'string', default: 'one' },
   },
 });
+const perRequest = values.sessions === 'per-request';
 const minutes = Number(values.minutes);
 const concurrency = Number(values.concurrency);
-if (!(minutes > 0) || !(concurrency > 0)) {
-  process.stderr.write('usage: npm run soak -- --minutes N [--concurrency C]\n');
+if (!(minutes > 0) || !(concurrency > 0) || !['one', 'per-request'].includes(values.sessions)) {
+  process.stderr.write(
+    'usage: npm run soak -- --minutes N [--concurrency C] [--sessions one|per-request]\n',
+  );
   process.exit(2);
 }
 
@@ -67,7 +73,7 @@ const gateway = await startServer(
   ],
   /listening on http:\/\/127\.0\.0\.1:(\d+)/,
 );
-let memory = { rss: 0, heapUsed: 0 };
+let memory = { rss: 0, heapUsed: 0, heapTotal: 0, external: 0 };
 let probeLine = '';
 gateway.child.stderr.on('data', (d) => {
   probeLine += d;
@@ -87,14 +93,21 @@ const KINDS = [
 /** One request; 'ok', 'error' (a parseable error) or 'broken'. */
 async function one(i) {
   const kind = KINDS[i % KINDS.length];
+  const session = perRequest ? `sess-${i}` : 'sess-soak';
   const body = kind.anthropic
     ? {
         model: 'coder',
         max_tokens: 64,
         stream: kind.stream,
+        metadata: { user_id: `user_soak_account__session_${session}` },
         messages: [{ role: 'user', content: 'hi' }],
       }
-    : { model: 'coder', stream: kind.stream, messages: [{ role: 'user', content: 'hi' }] };
+    : {
+        model: 'coder',
+        stream: kind.stream,
+        prompt_cache_key: session,
+        messages: [{ role: 'user', content: 'hi' }],
+      };
   const t0 = performance.now();
   try {
     const res = await request(`${gateway.origin}${kind.path}`, {
@@ -159,17 +172,17 @@ const faults = (async () => {
 })();
 
 process.stdout.write(
-  `soak: ${minutes} min, ${concurrency} concurrent, gateway ${gateway.origin}\n\n`,
+  `soak: ${minutes} min, ${concurrency} concurrent, ${perRequest ? 'a new session per request' : 'one session'}, gateway ${gateway.origin}\n\n`,
 );
 process.stdout.write(
-  '| minute | requests | errors | broken | p50 ms | p99 ms | RSS MB | heap MB |\n',
+  '| minute | requests | errors | broken | p50 ms | p99 ms | RSS MB | heap MB | heap total MB | external MB |\n',
 );
 process.stdout.write(
-  '| ------ | -------- | ------ | ------ | ------ | ------ | ------ | ------- |\n',
+  '| ------ | -------- | ------ | ------ | ------ | ------ | ------ | ------- | ------------- | ----------- |\n',
 );
 const report = (row) => {
   const sorted = row.latencies.sort((a, b) => a - b);
-  const line = `| ${row.minute} | ${row.requests} | ${((100 * row.errors) / Math.max(1, row.requests)).toFixed(2)}% | ${row.broken} | ${pct(sorted, 50).toFixed(1)} | ${pct(sorted, 99).toFixed(1)} | ${mb(memory.rss)} | ${mb(memory.heapUsed)} |`;
+  const line = `| ${row.minute} | ${row.requests} | ${((100 * row.errors) / Math.max(1, row.requests)).toFixed(2)}% | ${row.broken} | ${pct(sorted, 50).toFixed(1)} | ${pct(sorted, 99).toFixed(1)} | ${mb(memory.rss)} | ${mb(memory.heapUsed)} | ${mb(memory.heapTotal)} | ${mb(memory.external)} |`;
   process.stdout.write(`${line}\n`);
   rows.push({ ...row, latencies: undefined, rss: memory.rss, heapUsed: memory.heapUsed });
 };
