@@ -52,6 +52,35 @@ describe('agent-sized requests (96 KB and more)', () => {
     expect(received).toBe(sent.replace('"model":"coder"', '"model":"gpt-test"'));
   });
 
+  it('with the model last and a nested "model" key: only the top-level one is renamed', async () => {
+    const sent = JSON.stringify({
+      messages: history(),
+      metadata: { model: 'coder' },
+      model: 'coder',
+    });
+    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'unused' });
+    await client.chat.completions.create(JSON.parse(sent));
+    expect(gw.primary.requests[0]!.rawBody).toBe(
+      sent.replace(/"model":"coder"}$/, '"model":"gpt-test"}'),
+    );
+  });
+
+  it('with the model key twice (once spelt with escapes): what JSON.parse reads is what goes', async () => {
+    const body = JSON.stringify({ model: 'nope', messages: history() });
+    // JSON.parse keeps the last `model`; the escaped spelling is the same key.
+    const sent = `${body.slice(0, -1)},"mod\\u0065l":"coder"}`;
+    expect((JSON.parse(sent) as { model: string }).model).toBe('coder');
+    const res = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: sent,
+    });
+    expect(res.status).toBe(200);
+    const received = JSON.parse(gw.primary.requests[0]!.rawBody) as Record<string, unknown>;
+    expect(received.model).toBe('gpt-test');
+    expect(received.messages).toEqual(history());
+  });
+
   it('stream when they ask to, whatever key order and spacing', async () => {
     const sent = JSON.stringify({ messages: history(), stream: true, model: 'gpt-test' }, null, 2);
     const res = await fetch(`${gw.url}/v1/chat/completions`, {

@@ -30,7 +30,7 @@ export function rewriteTopLevelModel(
   knownValid = false,
 ): Buffer | null {
   const leading = knownValid ? leadingModel(raw) : null;
-  if (leading) return splice(raw, leading.start, leading.end, model);
+  if (leading) return spliceModel(raw, leading.start, leading.end, model);
   let start = -1;
   let end = -1;
   let unsure = false;
@@ -42,10 +42,11 @@ export function rewriteTopLevelModel(
     end = valueEnd;
   });
   if (!wellFormed || unsure || start < 0) return null;
-  return splice(raw, start, end, model);
+  return spliceModel(raw, start, end, model);
 }
 
-function splice(raw: Buffer, start: number, end: number, model: string): Buffer {
+/** `raw` with the JSON string at [start, end) (quotes included) replaced by `model`. */
+export function spliceModel(raw: Buffer, start: number, end: number, model: string): Buffer {
   const value = Buffer.from(JSON.stringify(model), 'utf8');
   return Buffer.concat([raw.subarray(0, start), value, raw.subarray(end)]);
 }

@@ -6,7 +6,7 @@ import { classifyAttemptError, readBounded } from '../../upstream/attempt';
 import { type FirstEventError, peekFirstEventError } from '../../upstream/first-event';
 import { upstreamHeaders } from '../../upstream/headers';
 import { type UpstreamResponse, upstreamPath } from '../../upstream/pools';
-import { rewriteTopLevelModel } from '../../wire/model-rewrite';
+import { rewriteTopLevelModel, spliceModel } from '../../wire/model-rewrite';
 import { ContentIdleWatch } from '../stream-watch';
 import type { Attempt, CallOutcome } from './attempt';
 import { holdAttempt, keepAnswer } from './capture';
@@ -177,6 +177,9 @@ function bodyFor(ctx: RequestContext, candidate: Candidate): Buffer {
  */
 function passedThrough(ctx: RequestContext, model: string): Buffer {
   if (model === ctx.model) return ctx.raw;
+  const span = ctx.modelSpan;
+  if (span !== null && span.of === ctx.raw)
+    return spliceModel(ctx.raw, span.start, span.end, model);
   return (
     rewriteTopLevelModel(ctx.raw, model, true) ??
     Buffer.from(JSON.stringify({ ...bodyOf(ctx), model }))

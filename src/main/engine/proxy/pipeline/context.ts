@@ -13,6 +13,13 @@ import type { Decision } from './decision';
 import type { PipelineDeps } from './deps';
 
 /** A stage of the front door: it may refuse, or answer itself (the model list, the dashboard). */
+
+/** A top-level `model` string's bytes in `of`, quotes included. */
+export interface ModelSpan {
+  of: Buffer;
+  start: number;
+  end: number;
+}
 export interface DoorStage {
   readonly name: string;
   run(door: Door, deps: PipelineDeps): Decision | Promise<Decision>;
@@ -93,6 +100,11 @@ export interface RequestContext {
   background: boolean;
   /** The request parsed, or null until something needs it (see `bodyOf`). */
   parsed: Record<string, unknown> | null;
+  /**
+   * Where the scan of a large body found its one top-level `model` string (parse.ts), so a
+   * rename splices there instead of searching the body again; only for the bytes in `of`.
+   */
+  modelSpan: ModelSpan | null;
   /** The request in the internal form, once a stage needed it (request-ir.ts). */
   ir?: IrRequest;
   /** Its estimated input tokens, once a stage needed them (request-ir.ts). */
@@ -162,6 +174,7 @@ export function contextFor(
     session: null,
     background: false,
     parsed: null,
+    modelSpan: null,
     raw,
     steps: [],
     combo: null,

@@ -1,6 +1,6 @@
 import { bodySessionId, sessionIdOf } from '../../resilience/affinity';
 import { hasControlCharacter } from '../../wire/header-value';
-import { keyIs, LBRACE, skipWs } from '../../wire/json-members';
+import { keyIs, LBRACE, QUOTE, skipWs } from '../../wire/json-members';
 import { isValidJson } from '../../wire/json-validate';
 import type { RequestContext, RequestStage } from './context';
 import { CONTINUE, type Decision, invalid } from './decision';
@@ -59,6 +59,10 @@ export const parse: RequestStage = {
         return invalid('invalid_body', 'request body must be a JSON object');
       }
       model = valueAt(raw, members.model);
+      const at = members.model;
+      if (members.models === 1 && at && raw[at[0]] === QUOTE) {
+        ctx.modelSpan = { of: raw, start: at[0], end: at[1] };
+      }
       stream = valueAt(raw, members.stream);
       cacheKey = valueAt(raw, members.cacheKey);
       metadata = valueAt(raw, members.metadata);
@@ -90,6 +94,8 @@ type Span = [number, number] | null;
 
 interface Members {
   model: Span;
+  /** How often a top-level key read `model` (JSON.parse keeps the last). */
+  models: number;
   stream: Span;
   cacheKey: Span;
   metadata: Span;
@@ -104,6 +110,7 @@ interface Members {
 function scanned(raw: Buffer): Members | null {
   const m: Members = {
     model: null,
+    models: 0,
     stream: null,
     cacheKey: null,
     metadata: null,
@@ -112,8 +119,10 @@ function scanned(raw: Buffer): Members | null {
   };
   const valid = isValidJson(raw, (keyStart, keyEnd, valueStart, valueEnd) => {
     const at: Span = [valueStart, valueEnd];
-    if (keyIs(raw, keyStart, keyEnd, MODEL_KEY)) m.model = at;
-    else if (keyIs(raw, keyStart, keyEnd, STREAM_KEY)) m.stream = at;
+    if (keyIs(raw, keyStart, keyEnd, MODEL_KEY)) {
+      m.model = at;
+      m.models++;
+    } else if (keyIs(raw, keyStart, keyEnd, STREAM_KEY)) m.stream = at;
     else if (keyIs(raw, keyStart, keyEnd, CACHE_KEY)) m.cacheKey = at;
     else if (keyIs(raw, keyStart, keyEnd, METADATA_KEY)) m.metadata = at;
     else if (keyIs(raw, keyStart, keyEnd, BACKGROUND_KEY)) m.background = at;
