@@ -160,6 +160,53 @@ describe('routing rules', () => {
     expect(gw.primary.requests.at(-1)?.body.model).toBe(upstreamModel);
   });
 
+  // Read from each format's own member, in a small body (parsed whole) and in one past 96 KB
+  // (scanned, with the member last); without such a member no rule sees thinking.
+  describe.each([
+    ['small', ''],
+    ['large', 'filler '.repeat(16_000)],
+  ])('thinking in a %s body', (_size, filler) => {
+    const ask = (path: string, body: Record<string, unknown>) =>
+      fetch(`${gw.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const chatTurn = [{ role: 'user', content: `hi ${filler}` }];
+    it.each([
+      [
+        'Chat reasoning_effort',
+        '/v1/chat/completions',
+        { model: 'txt/seeing', messages: chatTurn, reasoning_effort: 'high' },
+      ],
+      [
+        'Responses reasoning.effort',
+        '/v1/responses',
+        { model: 'txt/seeing', input: `hi ${filler}`, reasoning: { effort: 'high' } },
+      ],
+      [
+        'Gemini thinkingConfig',
+        '/v1beta/models/txt/seeing:generateContent',
+        {
+          contents: [{ role: 'user', parts: [{ text: `hi ${filler}` }] }],
+          generationConfig: { thinkingConfig: { thinkingBudget: 2048 } },
+        },
+      ],
+    ])('%s takes the thinking rule; the same without it does not', async (_name, path, body) => {
+      const res = await ask(path, body);
+      expect(res.status).toBe(200);
+      expect(decision(res).startsWith('rule think → deep;')).toBe(true);
+      const plain = Object.fromEntries(
+        Object.entries(body).filter(
+          ([k]) => !['reasoning_effort', 'reasoning', 'generationConfig'].includes(k),
+        ),
+      );
+      const off = await ask(path, plain);
+      expect(off.status).toBe(200);
+      expect(decision(off)).not.toContain('rule think');
+    });
+  });
+
   it('says nothing extra when no rule matches', async () => {
     const put = await gw.admin('/api/rules', {
       method: 'PUT',

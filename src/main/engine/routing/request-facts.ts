@@ -9,6 +9,8 @@ export interface FactSources {
   key: string | null;
   body(): Record<string, unknown>;
   ir(): IrRequest;
+  /** False when the body has no member any format asks for reasoning with (no IR needed). */
+  mayReason?: boolean;
   inputTokens(): number;
 }
 
@@ -57,7 +59,7 @@ export function requestFacts(src: FactSources): RequestFacts {
     client: src.client,
     key: src.key,
     // The translators already read every format's way of asking for reasoning.
-    thinking: memo(() => src.ir().reasoning !== null),
+    thinking: memo(() => src.mayReason !== false && src.ir().reasoning !== null),
     images: memo(() => hasImage(src.ir())),
     webSearch: memo(() => {
       const body = src.body();

@@ -105,6 +105,11 @@ export interface RequestContext {
    * rename splices there instead of searching the body again; only for the bytes in `of`.
    */
   modelSpan: ModelSpan | null;
+  /**
+   * The body has a top-level member by which some format asks for reasoning (parse.ts): without
+   * one, no translator finds reasoning, so rules and capabilities need not build the IR to know.
+   */
+  mayReason: boolean;
   /** The request in the internal form, once a stage needed it (request-ir.ts). */
   ir?: IrRequest;
   /** Its estimated input tokens, once a stage needed them (request-ir.ts). */
@@ -175,6 +180,7 @@ export function contextFor(
     background: false,
     parsed: null,
     modelSpan: null,
+    mayReason: false,
     raw,
     steps: [],
     combo: null,

@@ -18,6 +18,18 @@ const CACHE_KEY = Buffer.from('"prompt_cache_key"');
 const METADATA_KEY = Buffer.from('"metadata"');
 const BACKGROUND_KEY = Buffer.from('"background"');
 const STREAM_OPTIONS_KEY = Buffer.from('"stream_options"');
+/**
+ * Where each format asks for reasoning: Anthropic `thinking`, Chat `reasoning_effort`,
+ * Responses `reasoning`, Gemini `generationConfig.thinkingConfig` (either spelling).
+ */
+const REASONING_MEMBERS = [
+  'thinking',
+  'reasoning_effort',
+  'reasoning',
+  'generationConfig',
+  'generation_config',
+] as const;
+const REASONING_KEYS = REASONING_MEMBERS.map((k) => Buffer.from(`"${k}"`));
 
 /**
  * Request stage: the body is a JSON object with a `model`; whether the client asks to stream;
@@ -54,10 +66,12 @@ export const parse: RequestStage = {
       metadata = ctx.parsed.metadata;
       background = ctx.parsed.background;
       streamOptions = ctx.parsed.stream_options;
+      ctx.mayReason = hasReasoningMember(ctx.parsed);
     } else {
       if (raw[skipWs(raw, 0)] !== LBRACE) {
         return invalid('invalid_body', 'request body must be a JSON object');
       }
+      ctx.mayReason = members.mayReason;
       model = valueAt(raw, members.model);
       const at = members.model;
       if (members.models === 1 && at && raw[at[0]] === QUOTE) {
@@ -90,12 +104,18 @@ export const parse: RequestStage = {
   },
 };
 
+function hasReasoningMember(body: Record<string, unknown>): boolean {
+  for (const k of REASONING_MEMBERS) if (body[k] !== undefined) return true;
+  return false;
+}
+
 type Span = [number, number] | null;
 
 interface Members {
   model: Span;
   /** How often a top-level key read `model` (JSON.parse keeps the last). */
   models: number;
+  mayReason: boolean;
   stream: Span;
   cacheKey: Span;
   metadata: Span;
@@ -111,6 +131,7 @@ function scanned(raw: Buffer): Members | null {
   const m: Members = {
     model: null,
     models: 0,
+    mayReason: false,
     stream: null,
     cacheKey: null,
     metadata: null,
@@ -127,6 +148,9 @@ function scanned(raw: Buffer): Members | null {
     else if (keyIs(raw, keyStart, keyEnd, METADATA_KEY)) m.metadata = at;
     else if (keyIs(raw, keyStart, keyEnd, BACKGROUND_KEY)) m.background = at;
     else if (keyIs(raw, keyStart, keyEnd, STREAM_OPTIONS_KEY)) m.streamOptions = at;
+    else if (!m.mayReason && REASONING_KEYS.some((k) => keyIs(raw, keyStart, keyEnd, k))) {
+      m.mayReason = true;
+    }
   });
   return valid ? m : null;
 }

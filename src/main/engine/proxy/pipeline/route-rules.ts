@@ -30,6 +30,7 @@ export function factsOf(ctx: RequestContext): RequestFacts {
     key: ctx.key?.name ?? null,
     body: () => bodyOf(ctx),
     ir: () => irOf(ctx),
+    mayReason: ctx.mayReason,
     inputTokens: () => inputTokensOf(ctx),
   });
 }
