@@ -93,6 +93,10 @@ export interface IrRequest {
   reasoning: IrReasoningConfig | null;
   responseFormat: IrResponseFormat | null;
   user: string | null;
+  /** OpenAI's `prompt_cache_key`: which cache the provider should route the prompt to. */
+  cacheKey: string | null;
+  /** OpenAI's `prompt_cache_retention` (`in_memory`, `24h`): how long a cached prefix lives. */
+  cacheRetention: string | null;
 }
 
 export type IrStop =
@@ -195,6 +199,8 @@ export function emptyRequest(model: string): IrRequest {
     reasoning: null,
     responseFormat: null,
     user: null,
+    cacheKey: null,
+    cacheRetention: null,
   };
 }
 

@@ -41,6 +41,8 @@ const KNOWN_REQUEST_KEYS = new Set([
   'user',
   'store',
   'n',
+  'prompt_cache_key',
+  'prompt_cache_retention',
 ]);
 
 /** A message's text (an answer's too); parts other than text and refusals are dropped. */
@@ -176,6 +178,8 @@ export function parseRequest(body: Json): Parsed<IrRequest> {
   }
   if (num(body.n) !== null && body.n !== 1) dropped.push('n');
   ir.user = str(body.user);
+  ir.cacheKey = str(body.prompt_cache_key);
+  ir.cacheRetention = str(body.prompt_cache_retention);
   return { value: ir, dropped };
 }
 
@@ -250,6 +254,8 @@ export function emitRequest(
     out.response_format = { type: 'json_schema', json_schema: jsonSchemaFields(rf) };
   }
   if (ir.user) out.user = ir.user;
+  if (ir.cacheKey !== null) out.prompt_cache_key = ir.cacheKey;
+  if (ir.cacheRetention !== null) out.prompt_cache_retention = ir.cacheRetention;
   if (ir.stream) {
     out.stream = true;
     out.stream_options = { include_usage: true };
