@@ -132,6 +132,24 @@ function config(gw: { primary: { url: string } }): BreakwaterConfig {
         connections: [{ id: 'oa-1', apiKey: OPENAI_KEY }],
         models: ['gpt-test'],
       },
+      {
+        id: 'anoff',
+        format: 'anthropic',
+        baseUrl: gw.primary.url,
+        authClass: 'api_key',
+        connections: [{ id: 'anoff-1', apiKey: KEY_A }],
+        models: ['claude-off'],
+        promptCache: { breakpoints: false },
+      },
+      {
+        id: 'oaoff',
+        format: 'openai',
+        baseUrl: `${gw.primary.url}/v1`,
+        authClass: 'api_key',
+        connections: [{ id: 'oaoff-1', apiKey: OPENAI_KEY }],
+        models: ['gpt-off'],
+        promptCache: { cacheKey: false },
+      },
     ],
     combos: [
       {
@@ -252,5 +270,75 @@ describe('prompt caching through any route (12-turn sessions, fake per-key cache
     const to = from === 'an-1' ? 'an-2' : 'an-1';
     expect(row.decision).toContain(`cache lost: session moved from ${from} to ${to}: failover`);
     expect(rows.filter((r) => r.decision?.includes('cache lost'))).toHaveLength(1);
+  });
+
+  describe('prompt_cache_key for OpenAI-format providers', () => {
+    const post = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+      fetch(`${gw.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(body),
+      });
+    const hi = { messages: [{ role: 'user', content: 'hi' }] };
+
+    it('a passed-through Chat request of a session gets one derived from it', async () => {
+      const res = await post({ model: 'oa/gpt-test', ...hi }, { 'x-session-id': 'chat-session' });
+      expect(res.status).toBe(200);
+      const sent = gw.primary.requests.at(-1)!;
+      expect(sent.body.prompt_cache_key).toMatch(/^bw-[0-9a-f]{32}$/);
+      expect(sent.rawBody).not.toContain('chat-session');
+      // Same session, same key: the provider keeps the session on one cache.
+      await post({ model: 'oa/gpt-test', ...hi }, { 'x-session-id': 'chat-session' });
+      expect(gw.primary.requests.at(-1)!.body.prompt_cache_key).toBe(sent.body.prompt_cache_key);
+    });
+
+    it("the client's own key is kept, once; no session, no key", async () => {
+      await post(
+        { model: 'oa/gpt-test', ...hi, prompt_cache_key: 'mine' },
+        { 'x-session-id': 'other' },
+      );
+      const raw = gw.primary.requests.at(-1)!.rawBody;
+      expect(raw.split('prompt_cache_key').length - 1).toBe(1);
+      expect(JSON.parse(raw).prompt_cache_key).toBe('mine');
+      await post({ model: 'oa/gpt-test', ...hi });
+      expect(gw.primary.requests.at(-1)!.body.prompt_cache_key).toBeUndefined();
+    });
+
+    it('a provider with promptCache.cacheKey false gets none; breakpoints false gets none', async () => {
+      await post({ model: 'oaoff/gpt-off', ...hi }, { 'x-session-id': 'off' });
+      expect(gw.primary.requests.at(-1)!.body.prompt_cache_key).toBeUndefined();
+      await post(
+        {
+          model: 'anoff/claude-off',
+          messages: [{ role: 'system', content: SYSTEM }, ...hi.messages],
+        },
+        { 'x-session-id': 'off' },
+      );
+      expect(gw.primary.requests.at(-1)!.rawBody).not.toContain('cache_control');
+      // The same request on a provider that keeps them on still gets its own translation.
+      await post(
+        {
+          model: 'an/claude-test',
+          messages: [{ role: 'system', content: SYSTEM }, ...hi.messages],
+        },
+        { 'x-session-id': 'off' },
+      );
+      expect(gw.primary.requests.at(-1)!.rawBody).toContain('cache_control');
+    });
+
+    it('a promptCache of the wrong shape is refused with a clear error', async () => {
+      const res = await gw.admin('/api/providers', {
+        method: 'POST',
+        body: JSON.stringify({
+          id: 'bad',
+          format: 'openai',
+          baseUrl: 'http://127.0.0.1:9/v1',
+          models: ['x'],
+          promptCache: { cacheKey: 'yes' },
+        }),
+      });
+      expect(res.status).toBe(400);
+      expect(await res.text()).toContain('promptCache.cacheKey');
+    });
   });
 });
