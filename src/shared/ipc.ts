@@ -62,6 +62,7 @@ export const ACTION_METHODS = [
   'detectProviders',
   'importConfig',
   'getUsage',
+  'getSessionCache',
   'listKeys',
   'createKey',
   'updateKey',

@@ -1,7 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { BreakwaterConfig, EngineEvent } from '../../src/shared/contract';
+import type { BreakwaterConfig, EngineEvent, SessionCacheView } from '../../src/shared/contract';
 import { eventually, OPENAI_KEY, startGateway, type TestGateway } from '../support/gateway';
 
 // Issue 30: 12-turn agent sessions (6 KB system prompt, six tools) through the fake upstream's
@@ -270,6 +270,14 @@ describe('prompt caching through any route (12-turn sessions, fake per-key cache
     const to = from === 'an-1' ? 'an-2' : 'an-1';
     expect(row.decision).toContain(`cache lost: session moved from ${from} to ${to}: failover`);
     expect(rows.filter((r) => r.decision?.includes('cache lost'))).toHaveLength(1);
+    // The Usage page's view: the session's turns, the one where the cache fell, and why.
+    const { sessions } = (await (await gw.admin('/api/usage/cache')).json()) as {
+      sessions: SessionCacheView[];
+    };
+    const view = sessions.find((v) => v.session === 'failover-session')!;
+    expect(view.turns).toBe(TURNS);
+    expect(view.history.filter((t) => t.lost).map((t) => [t.turn, t.lost])).toEqual([[6, 'moved']]);
+    expect(view.hitRate).toBeGreaterThan(0.7);
   });
 
   describe('prompt_cache_key for OpenAI-format providers', () => {

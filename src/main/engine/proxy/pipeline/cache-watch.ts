@@ -1,17 +1,8 @@
 import { type PromptBlocks, promptBlocks } from '../../translate/prompt-blocks';
-import type { CacheLoss, CacheWatch } from '../../usage/cache-watch';
 import { promptTokens } from '../../usage/usage';
 import { bodyOf, type RequestContext, type RequestStage } from './context';
 import { CONTINUE } from './decision';
 import type { PipelineDeps } from './deps';
-
-/** The cache watch and where its losses go (the `cache.lost` event). */
-export interface CacheWatchDeps {
-  watch: CacheWatch;
-  /** False while `cacheWatch.lossPercent` is 0. */
-  enabled(): boolean;
-  lost(loss: CacheLoss): void;
-}
 
 const FIVE_MINUTES = 5 * 60_000;
 const HOUR = 60 * 60_000;
