@@ -133,6 +133,22 @@ function config(gw: { primary: { url: string } }): BreakwaterConfig {
         models: ['gpt-test'],
       },
       {
+        id: 'bz',
+        format: 'openai',
+        baseUrl: `${gw.primary.url}/v1`,
+        authClass: 'api_key',
+        connections: [
+          {
+            id: 'bz-1',
+            apiKey: OPENAI_KEY,
+            rateLimit: { concurrency: 1 },
+            rateLimitOverrides: { maxQueueDepth: 1 },
+          },
+          { id: 'bz-2', apiKey: `${OPENAI_KEY}-2` },
+        ],
+        models: ['gpt-busy'],
+      },
+      {
         id: 'anoff',
         format: 'anthropic',
         baseUrl: gw.primary.url,
@@ -347,6 +363,63 @@ describe('prompt caching through any route (12-turn sessions, fake per-key cache
       });
       expect(res.status).toBe(400);
       expect(await res.text()).toContain('promptCache.cacheKey');
+    });
+  });
+
+  describe('a session whose cache connection is only busy waits for it instead of moving', () => {
+    const post = (session: string | null) =>
+      fetch(`${gw.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          ...(session ? { 'x-session-id': session } : {}),
+        },
+        body: JSON.stringify({ model: 'bz/gpt-busy', messages: [{ role: 'user', content: 'hi' }] }),
+      });
+    const setWait = (ms: number | null) =>
+      gw.admin('/api/settings', {
+        method: 'PATCH',
+        body: JSON.stringify({ 'sessionAffinity.cacheWaitMs': ms }),
+      });
+
+    /** Pins `session` to bz-1, then fills bz-1's queue (one running, one waiting). */
+    async function busy(session: string): Promise<Promise<Response>[]> {
+      expect((await post(session)).headers.get('x-breakwater-connection')).toBe('bz-1');
+      gw.primary.reset();
+      gw.primary.setDefault({ delayMs: 400 });
+      const running = post(null);
+      await gw.primary.waitForRequests(1);
+      const waiting = post(null);
+      await new Promise((r) => setTimeout(r, 50));
+      return [running, waiting];
+    }
+
+    it('waits (bounded by sessionAffinity.cacheWaitMs) and says so', async () => {
+      const others = await busy('busy-wait');
+      const res = await post('busy-wait');
+      expect(res.status).toBe(200);
+      expect(res.headers.get('x-breakwater-connection')).toBe('bz-1');
+      expect(res.headers.get('x-breakwater-decision')).toMatch(
+        /waited \d+ ms for bz-1, the connection holding the session's cache \(queue full\), instead of moving/,
+      );
+      await Promise.all(others);
+      gw.primary.setDefault({});
+    });
+
+    it('with the wait off (0) it moves at once, and the decision says it left the cache', async () => {
+      expect((await setWait(0)).status).toBe(200);
+      try {
+        const others = await busy('busy-move');
+        const res = await post('busy-move');
+        expect(res.headers.get('x-breakwater-connection')).toBe('bz-2');
+        expect(res.headers.get('x-breakwater-decision')).toContain(
+          'session left bz-1, the connection holding its cache (bz/gpt-busy@bz-1 skipped (RATE_LIMIT_QUEUE_FULL))',
+        );
+        await Promise.all(others);
+      } finally {
+        gw.primary.setDefault({});
+        await setWait(null);
+      }
     });
   });
 });

@@ -64,8 +64,7 @@ export class Dispatch implements DispatchState {
   private resetInMs: number | null = null;
   /** The candidate being tried (its place in `candidates`). */
   private index = 0;
-  /** The connection the session is pinned to (it holds the session's prompt cache). */
-  private readonly pinned: string | null;
+  readonly pinned: string | null;
   /** What kept the request off the pinned connection, when something did. */
   private pinnedObstacle: string | null = null;
 
