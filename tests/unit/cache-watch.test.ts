@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BoundedMaps } from '../../src/main/engine/bounded-map';
-import { promptBlocks } from '../../src/main/engine/translate/prompt-blocks';
+import { DIGEST_BYTES, promptBlocks } from '../../src/main/engine/translate/prompt-blocks';
 import {
   type CacheTurnInput,
   CacheWatch,
@@ -18,11 +18,20 @@ function turn(over: Partial<CacheTurnInput> = {}): CacheTurnInput {
     promptTokens: 5000,
     readTokens: 4000,
     writeTokens: 500,
-    blocks: ['t', 's', 'u1'],
+    blocks: blocks('t', 's', 'u1'),
     ttlMs: 5 * MIN,
     moved: null,
     ...over,
   };
+}
+
+/** Blocks as the cache watch gets them: a name per block stands for its digest. */
+function blocks(...names: string[]): Buffer {
+  const out = Buffer.alloc(names.length * DIGEST_BYTES);
+  names.forEach((n, i) => {
+    out.write(n.padEnd(DIGEST_BYTES, '.').slice(0, DIGEST_BYTES), i * DIGEST_BYTES);
+  });
+  return out;
 }
 
 const watch = (ratio = 0.5) => new CacheWatch(new BoundedMaps(() => T0), () => ratio);
@@ -32,7 +41,7 @@ describe('cache loss made visible: a turn reading under half of what the previou
     const w = watch();
     expect(w.note('s', turn({ readTokens: 0, writeTokens: 4500 }), T0)).toBeNull();
     expect(
-      w.note('s', turn({ at: T0 + MIN, blocks: ['t', 's', 'u1', 'a1', 'u2'] }), T0),
+      w.note('s', turn({ at: T0 + MIN, blocks: blocks('t', 's', 'u1', 'a1', 'u2') }), T0),
     ).toBeNull();
     const view = w.view('s', T0)!;
     expect(view.turns).toBe(2);
@@ -70,13 +79,13 @@ describe('cache loss made visible: a turn reading under half of what the previou
   it('prefix changed: the first differing block', () => {
     const w = watch();
     w.note('s', turn(), T0);
-    const loss = w.note('s', turn({ readTokens: 100, blocks: ['t', 'S2', 'u1', 'a1'] }), T0)!;
+    const loss = w.note('s', turn({ readTokens: 100, blocks: blocks('t', 'S2', 'u1', 'a1') }), T0)!;
     expect(loss.reason).toBe('prefix_changed');
     expect(loss.detail).toContain('first differing block: system prompt');
-    w.note('s', turn({ blocks: ['t', 's', 'u1', 'a1', 'u2'] }), T0);
-    expect(w.note('s', turn({ readTokens: 0, blocks: ['t', 's', 'u9'] }), T0)!.detail).toContain(
-      'turn 1',
-    );
+    w.note('s', turn({ blocks: blocks('t', 's', 'u1', 'a1', 'u2') }), T0);
+    expect(
+      w.note('s', turn({ readTokens: 0, blocks: blocks('t', 's', 'u9') }), T0)!.detail,
+    ).toContain('turn 1');
   });
 
   it('TTL passed: the idle time and the TTL', () => {
@@ -132,14 +141,21 @@ describe('prompt blocks: tools, system, each turn; breakpoints do not count', ()
     expect(a.hourTtl).toBe(true);
     expect(b.hourTtl).toBe(false);
     const c = promptBlocks({ system: 'other', messages: [{ role: 'user', content: 'hi' }] });
-    expect(c.digests[1]).not.toBe(b.digests[1]);
+    expect(c.digests.subarray(6, 12).equals(b.digests.subarray(6, 12))).toBe(false);
+    expect(c.digests.subarray(12).equals(b.digests.subarray(12))).toBe(false);
+  });
+
+  it('a history longer than 1 024 blocks is digested on its first blocks only', () => {
+    const messages = Array.from({ length: 5000 }, (_, i) => ({ role: 'user', content: `m${i}` }));
+    expect(promptBlocks({ messages }).digests.length).toBe(1024 * DIGEST_BYTES);
   });
 
   it('Responses input as a string, Gemini contents, garbage: no throw', () => {
-    expect(promptBlocks({ input: 'hi', instructions: 'x' }).digests).toHaveLength(3);
-    expect(promptBlocks({ contents: [{ parts: [] }], systemInstruction: {} }).digests).toHaveLength(
-      3,
+    expect(promptBlocks({ input: 'hi', instructions: 'x' }).digests.length / DIGEST_BYTES).toBe(3);
+    const gemini = promptBlocks({ contents: [{ parts: [] }], systemInstruction: {} });
+    expect(gemini.digests.length / DIGEST_BYTES).toBe(3);
+    expect(promptBlocks({ messages: null, tools: 5 } as never).digests.length / DIGEST_BYTES).toBe(
+      2,
     );
-    expect(promptBlocks({ messages: null, tools: 5 } as never).digests).toHaveLength(2);
   });
 });

@@ -4,11 +4,14 @@
 import { createHash } from 'node:crypto';
 import type { Json } from './ir';
 
-/** Turns digested at most: a longer history is compared on its first turns only. */
-const MAX_BLOCKS = 2_000;
+/** Blocks digested at most: a longer history is compared on its first turns only. */
+const MAX_BLOCKS = 1_024;
+/** Bytes kept of each block's digest: one session's prompt costs at most 6 KB of memory. */
+export const DIGEST_BYTES = 6;
 
 export interface PromptBlocks {
-  digests: string[];
+  /** DIGEST_BYTES per block, back to back. */
+  digests: Buffer;
   /** A breakpoint of the client's asks for the 1-hour TTL (Anthropic's `ttl: "1h"`). */
   hourTtl: boolean;
 }
@@ -24,17 +27,18 @@ export function promptBlocks(body: Json): PromptBlocks {
     if ((value as Json | null)?.ttl === '1h') hourTtl = true;
     return undefined;
   };
-  const digest = (v: unknown): string =>
-    createHash('sha1')
-      .update(JSON.stringify(v, unmarked) ?? '')
-      .digest('base64')
-      .slice(0, 12);
   const turns = body.messages ?? body.input ?? body.contents;
   const list = Array.isArray(turns) ? turns : turns === undefined ? [] : [turns];
-  const digests = [
-    digest(body.tools ?? null),
-    digest(body.system ?? body.instructions ?? body.systemInstruction ?? null),
-  ];
-  for (let i = 0; i < list.length && i < MAX_BLOCKS; i++) digests.push(digest(list[i]));
+  const count = 2 + Math.min(list.length, MAX_BLOCKS - 2);
+  const digests = Buffer.allocUnsafe(count * DIGEST_BYTES);
+  const put = (i: number, v: unknown): void => {
+    createHash('sha1')
+      .update(JSON.stringify(v, unmarked) ?? '')
+      .digest()
+      .copy(digests, i * DIGEST_BYTES, 0, DIGEST_BYTES);
+  };
+  put(0, body.tools ?? null);
+  put(1, body.system ?? body.instructions ?? body.systemInstruction ?? null);
+  for (let i = 2; i < count; i++) put(i, list[i - 2]);
   return { digests, hourTtl };
 }

@@ -5,6 +5,7 @@
 
 import type { CacheLossReason, SessionCacheTurn, SessionCacheView } from '../../../shared/contract';
 import type { BoundedMap, BoundedMaps } from '../bounded-map';
+import { DIGEST_BYTES } from '../translate/prompt-blocks';
 
 /** Sessions watched at once, the most recently used. */
 const MAX_SESSIONS = 2_000;
@@ -27,7 +28,7 @@ export interface CacheTurnInput {
   readTokens: number;
   writeTokens: number;
   /** Digests of the prompt's blocks in order (prompt-blocks.ts): tools, system, each turn. */
-  blocks: readonly string[];
+  blocks: Buffer;
   /** How long the provider keeps a cached prefix for this request. */
   ttlMs: number;
   /** The pick left the connection the session was pinned to: where, and what moved it. */
@@ -154,18 +155,18 @@ function why(prev: CacheTurnInput, now: CacheTurnInput): [CacheLossReason, strin
     return ['moved', `session moved from ${where}${cause}`];
   }
   const common = Math.min(prev.blocks.length, now.blocks.length);
-  for (let i = 0; i < common; i++) {
-    if (prev.blocks[i] !== now.blocks[i]) {
+  for (let i = 0; i < common; i += DIGEST_BYTES) {
+    if (prev.blocks.compare(now.blocks, i, i + DIGEST_BYTES, i, i + DIGEST_BYTES) !== 0) {
       return [
         'prefix_changed',
-        `prompt changed before the new turn; first differing block: ${blockName(i)}`,
+        `prompt changed before the new turn; first differing block: ${blockName(i / DIGEST_BYTES)}`,
       ];
     }
   }
   if (now.blocks.length < prev.blocks.length) {
     return [
       'prefix_changed',
-      `prompt shortened from ${prev.blocks.length - 2} turns to ${now.blocks.length - 2}`,
+      `prompt shortened from ${prev.blocks.length / DIGEST_BYTES - 2} turns to ${now.blocks.length / DIGEST_BYTES - 2}`,
     ];
   }
   const idle = now.at - prev.at;

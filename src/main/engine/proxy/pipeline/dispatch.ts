@@ -184,7 +184,7 @@ export class Dispatch implements DispatchState {
           return 'done';
         }
         if (decision.kind === 'skip') {
-          this.notePinned(a, `${a.label} skipped (${decision.reason})`);
+          if (this.onPinned(a)) this.pinnedObstacle = `${a.label} skipped (${decision.reason})`;
           this.skip(a.label, decision);
           return 'next';
         }
@@ -247,7 +247,8 @@ export class Dispatch implements DispatchState {
       case 'unreachable': {
         const { failure } = outcome;
         ctx.steps.push(`${a.label} failed (${failure.message})`);
-        this.notePinned(a, `failover: ${a.label} failed (${failure.message})`);
+        if (this.onPinned(a))
+          this.pinnedObstacle = `failover: ${a.label} failed (${failure.message})`;
         ctx.errorClass = failure.errorClass;
         ctx.errorMessage = `${a.candidate.target.label}: ${failure.message}`;
         const timeout = failure.errorClass.startsWith('timeout');
@@ -268,7 +269,8 @@ export class Dispatch implements DispatchState {
           ? `error event opening a 200 stream, as ${status}`
           : `HTTP ${status}`;
         ctx.steps.push(`${a.label} failed (${how}${restated}, ${cls.reason})`);
-        this.notePinned(a, `failover: ${a.label} failed (${how}, ${cls.reason})`);
+        if (this.onPinned(a))
+          this.pinnedObstacle = `failover: ${a.label} failed (${how}, ${cls.reason})`;
         this.held = held;
         this.lastNetwork = null;
         const shape = outcome.shape;
@@ -311,10 +313,9 @@ export class Dispatch implements DispatchState {
     return 'next';
   }
 
-  private notePinned(a: Attempt, why: string): void {
-    if (this.pinned !== null && a.candidate.connection.id === this.pinned) {
-      this.pinnedObstacle = why;
-    }
+  /** Whether the attempt is on the session's pinned connection (what kept it off is noted). */
+  private onPinned(a: Attempt): boolean {
+    return this.pinned !== null && a.candidate.connection.id === this.pinned;
   }
 
   /**

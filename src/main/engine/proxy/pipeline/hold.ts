@@ -43,9 +43,11 @@ function holding(
   const cacheKey = a.dispatch.pinned === a.candidate.connection.id;
   if (!(held instanceof QueueRejection)) {
     a.handle.holds(held);
-    if (cacheKey && waitedSince !== null) {
+    // A wait worth a word (not a team-mode permit's round trip) on the session's cache key.
+    const waited = waitedSince === null ? 0 : a.ctx.now() - waitedSince;
+    if (cacheKey && waited >= CACHE_WAIT_POLL_MS) {
       a.ctx.steps.push(
-        `waited ${a.ctx.now() - waitedSince} ms for ${a.candidate.connection.id}, the connection holding the session's cache (busy)`,
+        `waited ${waited} ms for ${a.candidate.connection.id}, the connection holding the session's cache (busy)`,
       );
     }
     return CONTINUE;
