@@ -7,7 +7,10 @@ const COLUMNS = ['Session', 'Turns', 'Cache hit', 'Per turn', 'Where it fell'];
 
 const rate = (t: SessionCacheTurn) => (t.promptTokens > 0 ? t.readTokens / t.promptTokens : 0);
 
-/** One bar per turn, as tall as its cache-read share; the turns that lost the cache in red. */
+/**
+ * One bar per turn, as tall as its cache-read share; a turn that lost the cache is a full red
+ * bar (it may have read nothing, which would leave no bar to see).
+ */
 function TurnBars({ turns }: { turns: SessionCacheTurn[] }) {
   return (
     <span className="turn-bars" style={{ display: 'inline-flex', alignItems: 'flex-end', gap: 1 }}>
@@ -18,7 +21,7 @@ function TurnBars({ turns }: { turns: SessionCacheTurn[] }) {
           style={{
             display: 'inline-block',
             width: 4,
-            height: Math.max(1, Math.round(16 * rate(t))),
+            height: t.lost ? 16 : Math.max(1, Math.round(16 * rate(t))),
             background: t.lost ? 'var(--danger, #c0392b)' : 'var(--accent, #2e86de)',
           }}
         />
