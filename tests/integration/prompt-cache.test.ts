@@ -110,6 +110,27 @@ async function chatSession(client: OpenAI, model: string): Promise<Turn[]> {
   return out;
 }
 
+/** A Responses-client session (the official SDK), the whole conversation sent every turn. */
+async function responsesSession(client: OpenAI, model: string): Promise<Turn[]> {
+  const input: OpenAI.Responses.ResponseInputItem[] = [];
+  const tools: OpenAI.Responses.FunctionTool[] = TOOL_NAMES.map((name) => ({
+    type: 'function',
+    name,
+    description: description(name),
+    parameters: schema,
+    strict: false,
+  }));
+  const out: Turn[] = [];
+  for (let i = 1; i <= TURNS; i++) {
+    input.push({ role: 'user', content: userText(i) });
+    const res = await client.responses.create({ model, instructions: SYSTEM, input, tools });
+    const u = res.usage!;
+    out.push({ read: u.input_tokens_details.cached_tokens, total: u.input_tokens });
+    input.push({ role: 'assistant', content: res.output_text });
+  }
+  return out;
+}
+
 function config(gw: { primary: { url: string } }): BreakwaterConfig {
   return {
     providers: [
@@ -219,6 +240,17 @@ describe('prompt caching through any route (12-turn sessions, fake per-key cache
     expect(sent.system.at(-1).cache_control).toEqual({ type: 'ephemeral' });
     expect(sent.messages.at(-1).content.at(-1).cache_control).toEqual({ type: 'ephemeral' });
     expect(JSON.stringify(sent).split('cache_control').length - 1).toBeLessThanOrEqual(4);
+  });
+
+  it('a Responses client (OpenAI SDK) on an Anthropic upstream reads as much as well', async () => {
+    const client = new OpenAI({
+      baseURL: `${gw.url}/v1`,
+      apiKey: 'unused',
+      maxRetries: 0,
+      defaultHeaders: { 'x-session-id': 'responses-on-anthropic' },
+    });
+    const turns = await responsesSession(client, 'an/claude-test');
+    expect(share(turns)).toBeGreaterThanOrEqual(0.9 * share(direct));
   });
 
   it("a Chat client's prompt_cache_retention 24h asks Anthropic for the 1-hour TTL", async () => {
