@@ -13,6 +13,7 @@ const MIN = 60_000;
 function turn(over: Partial<CacheTurnInput> = {}): CacheTurnInput {
   return {
     at: T0,
+    model: 'claude',
     connection: 'an-1',
     target: 'an/claude',
     promptTokens: 5000,
@@ -43,7 +44,7 @@ describe('cache loss made visible: a turn reading under half of what the previou
     expect(
       w.note('s', turn({ at: T0 + MIN, blocks: blocks('t', 's', 'u1', 'a1', 'u2') }), T0),
     ).toBeNull();
-    const view = w.view('s', T0)!;
+    const view = w.view('s', 'claude', T0)!;
     expect(view.turns).toBe(2);
     expect(view.hitRate).toBeCloseTo(4000 / 10000);
     expect(view.history.map((t) => t.lost)).toEqual([null, null]);
@@ -63,7 +64,10 @@ describe('cache loss made visible: a turn reading under half of what the previou
     )!;
     expect(loss).toMatchObject({ reason: 'moved', turn: 2, expectedTokens: 4500, readTokens: 0 });
     expect(loss.detail).toBe('session moved from an-1 to an-2: failover: HTTP 503');
-    expect(w.view('s', T0)!.history[1]).toMatchObject({ lost: 'moved', detail: loss.detail });
+    expect(w.view('s', 'claude', T0)!.history[1]).toMatchObject({
+      lost: 'moved',
+      detail: loss.detail,
+    });
   });
 
   it('moved with no pin to hold it, or to another target', () => {
@@ -96,6 +100,14 @@ describe('cache loss made visible: a turn reading under half of what the previou
     expect(loss.detail).toBe("360 s since the previous turn, past the cache's 300 s TTL");
   });
 
+  it("a side request on another model (an agent's title or summary call) is watched apart", () => {
+    const w = watch();
+    w.note('s', turn(), T0);
+    expect(w.note('s', turn({ model: 'haiku', readTokens: 0, writeTokens: 0 }), T0)).toBeNull();
+    expect(w.note('s', turn({ at: T0 + MIN }), T0)).toBeNull();
+    expect(w.view('s', 'haiku', T0)!.turns).toBe(1);
+  });
+
   it('no visible cause: unknown (evicted)', () => {
     const w = watch();
     w.note('s', turn(), T0);
@@ -112,13 +124,13 @@ describe('cache loss made visible: a turn reading under half of what the previou
   it('keeps the last turns of a session and a bounded number of sessions', () => {
     const w = watch();
     for (let i = 0; i < MAX_TURNS + 10; i++) w.note('s', turn(), T0);
-    const view = w.view('s', T0)!;
+    const view = w.view('s', 'claude', T0)!;
     expect(view.history).toHaveLength(MAX_TURNS);
     expect(view.turns).toBe(MAX_TURNS + 10);
     expect(view.history.at(-1)!.turn).toBe(MAX_TURNS + 10);
     for (let i = 0; i < 2_100; i++) w.note(`s${i}`, turn(), T0);
     expect(w.views(T0, 10_000).length).toBeLessThanOrEqual(2_000);
-    expect(w.view('s0', T0)).toBeNull();
+    expect(w.view('s0', 'claude', T0)).toBeNull();
   });
 });
 

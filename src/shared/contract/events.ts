@@ -120,6 +120,8 @@ export type EngineEvent =
   | (EventBase & {
       type: 'cache.lost';
       session: string;
+      /** The model the client asked for. */
+      model: string;
       turn: number;
       connection: string;
       target: string;

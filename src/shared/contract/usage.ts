@@ -105,6 +105,8 @@ export interface SessionCacheTurn {
 /** `GET /api/usage/cache`: a session's prompt-cache hit rate, turn by turn. */
 export interface SessionCacheView {
   session: string;
+  /** The model the client asked for: a session is watched per model. */
+  model: string;
   turns: number;
   lastAt: number;
   /** Cache-read share of the prompt tokens over the kept turns (0-1). */

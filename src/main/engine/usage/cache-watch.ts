@@ -22,6 +22,11 @@ const MIN_JUDGED_TOKENS = 1024;
 /** One answered turn of a session, as the request path saw it. */
 export interface CacheTurnInput {
   at: number;
+  /**
+   * The model the client asked for: a session's turns are watched per model, since agents send
+   * side requests (titles, summaries on a small model) in the same session with other prompts.
+   */
+  model: string;
   connection: string;
   target: string;
   promptTokens: number;
@@ -37,6 +42,7 @@ export interface CacheTurnInput {
 
 export interface CacheLoss {
   session: string;
+  model: string;
   turn: number;
   connection: string;
   target: string;
@@ -47,6 +53,7 @@ export interface CacheLoss {
 }
 
 interface Watched {
+  session: string;
   turns: number;
   last: CacheTurnInput;
   history: SessionCacheTurn[];
@@ -74,7 +81,8 @@ export class CacheWatch {
 
   /** Notes an answered turn; the loss when it read far less than the previous turn cached. */
   note(session: string, turn: CacheTurnInput, now: number): CacheLoss | null {
-    const watched = this.sessions.get(session, now);
+    const key = `${session}\u0000${turn.model}`;
+    const watched = this.sessions.get(key, now);
     let loss: CacheLoss | null = null;
     if (watched) {
       const expected = watched.last.readTokens + watched.last.writeTokens;
@@ -82,6 +90,7 @@ export class CacheWatch {
         const [reason, detail] = why(watched.last, turn);
         loss = {
           session,
+          model: turn.model,
           turn: watched.turns + 1,
           connection: turn.connection,
           target: turn.target,
@@ -106,27 +115,27 @@ export class CacheWatch {
       watched.last = turn;
       watched.history.push(entry);
       if (watched.history.length > MAX_TURNS) watched.history.shift();
-      this.sessions.set(session, watched, now);
+      this.sessions.set(key, watched, now);
     } else {
-      this.sessions.set(session, { turns: 1, last: turn, history: [entry] }, now);
+      this.sessions.set(key, { session, turns: 1, last: turn, history: [entry] }, now);
     }
     return loss;
   }
 
-  /** The session's turns (the last MAX_TURNS) with their hit rate; null when not watched. */
-  view(session: string, now: number): SessionCacheView | null {
-    const w = this.sessions.get(session, now);
-    return w ? viewOf(session, w) : null;
+  /** The session's turns on a model (the last MAX_TURNS) with their hit rate, if watched. */
+  view(session: string, model: string, now: number): SessionCacheView | null {
+    const w = this.sessions.get(`${session}\u0000${model}`, now);
+    return w ? viewOf(w) : null;
   }
 
   /** The most recently active sessions first, at most `limit`. */
   views(now: number, limit: number): SessionCacheView[] {
-    const all = [...this.sessions.entries(now)].map(([id, w]) => viewOf(id, w));
+    const all = [...this.sessions.entries(now)].map(([, w]) => viewOf(w));
     return all.sort((a, b) => b.lastAt - a.lastAt).slice(0, limit);
   }
 }
 
-function viewOf(session: string, w: Watched): SessionCacheView {
+function viewOf(w: Watched): SessionCacheView {
   let prompt = 0;
   let read = 0;
   for (const t of w.history) {
@@ -134,7 +143,8 @@ function viewOf(session: string, w: Watched): SessionCacheView {
     read += t.readTokens;
   }
   return {
-    session,
+    session: w.session,
+    model: w.last.model,
     turns: w.turns,
     lastAt: w.last.at,
     hitRate: prompt > 0 ? read / prompt : 0,

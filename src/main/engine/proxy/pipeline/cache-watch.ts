@@ -47,6 +47,7 @@ export const cacheWatch: RequestStage = {
       session,
       {
         at: ctx.started,
+        model: ctx.model,
         connection: served.connection.id,
         target: served.target.label,
         promptTokens: total,

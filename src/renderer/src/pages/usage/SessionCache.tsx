@@ -3,7 +3,7 @@ import type { SessionCacheTurn, SessionCacheView } from '../../../../shared/cont
 import { Card, Empty, TableHead } from '../../components/ui';
 import { useDashboard } from '../../state/store';
 
-const COLUMNS = ['Session', 'Turns', 'Cache hit', 'Per turn', 'Where it fell'];
+const COLUMNS = ['Session', 'Model', 'Turns', 'Cache hit', 'Per turn', 'Where it fell'];
 
 const rate = (t: SessionCacheTurn) => (t.promptTokens > 0 ? t.readTokens / t.promptTokens : 0);
 
@@ -73,8 +73,9 @@ export function SessionCache({ lastRequest }: { lastRequest: number }) {
             {sessions.map((s) => {
               const fell = s.history.filter((t) => t.lost);
               return (
-                <tr key={s.session}>
+                <tr key={`${s.session}\u0000${s.model}`}>
                   <td>{s.session}</td>
+                  <td>{s.model}</td>
                   <td>{s.turns}</td>
                   <td>{`${(100 * s.hitRate).toFixed(1)} %`}</td>
                   <td>
