@@ -54,15 +54,44 @@ describe('breakpoints for clients that cannot write them (docs/translation.md)',
     expect((body.system as Json[])[0]!.cache_control).toEqual({ type: 'ephemeral', ttl: '1h' });
   });
 
-  it('never on a block the client already marked, and never beyond four counting its own', () => {
+  it('never where the client placed its own: a request with any keeps exactly those', () => {
     const body = conversation();
     const m = body.messages as Json[];
-    ((m[4]!.content as Json[])[0] as Json).cache_control = { type: 'ephemeral', ttl: '1h' };
-    ((m[0]!.content as Json[])[0] as Json).cache_control = { type: 'ephemeral' };
-    ((m[1]!.content as Json[])[0] as Json).cache_control = { type: 'ephemeral' };
-    expect(addBreakpoints(body, '5m')).toBe(1);
-    expect((m[4]!.content as Json[])[0]).toMatchObject({ cache_control: { ttl: '1h' } });
-    expect(marks(body)).toBe(4);
+    ((m[2]!.content as Json[])[0] as Json).cache_control = { type: 'ephemeral', ttl: '1h' };
+    expect(addBreakpoints(body, '5m')).toBe(0);
+    expect(marks(body)).toBe(1);
+    expect(body.system).toBe('You are an agent.');
+  });
+
+  it("a Chat client's own cache_control (on content parts) reaches Anthropic where it put it", () => {
+    const chat = parseRequest('openai-chat', {
+      model: 'm',
+      messages: [
+        {
+          role: 'system',
+          content: [{ type: 'text', text: 'sys', cache_control: { type: 'ephemeral' } }],
+        },
+        {
+          role: 'user',
+          content: [
+            {
+              type: 'text',
+              text: 'long document',
+              cache_control: { type: 'ephemeral', ttl: '1h' },
+            },
+            { type: 'text', text: 'question' },
+          ],
+        },
+      ],
+    });
+    const sent = emitRequest('anthropic', chat.value, 'anthropic', { breakpoints: true }).value;
+    expect(sent.system).toEqual([
+      { type: 'text', text: 'sys', cache_control: { type: 'ephemeral' } },
+    ]);
+    const content = (sent.messages as Json[])[0]!.content as Json[];
+    expect(content[0]!.cache_control).toEqual({ type: 'ephemeral', ttl: '1h' });
+    expect(content[1]!.cache_control).toBeUndefined();
+    expect(marks(sent)).toBe(2);
   });
 
   it('skips thinking blocks, which cannot carry a breakpoint', () => {

@@ -44,27 +44,29 @@ function userTurns(messages: unknown[]): number[] {
   return out;
 }
 
-function countMarks(body: Json): number {
-  let n = 0;
-  for (const t of arr(body.tools)) if (obj(t)?.cache_control !== undefined) n++;
-  for (const b of arr(body.system)) if (obj(b)?.cache_control !== undefined) n++;
-  for (const m of arr(body.messages)) {
-    for (const b of arr(obj(m)?.content)) if (obj(b)?.cache_control !== undefined) n++;
-  }
-  return n;
+function hasMarks(body: Json): boolean {
+  const marked = (b: unknown) => obj(b)?.cache_control !== undefined;
+  return (
+    arr(body.tools).some(marked) ||
+    arr(body.system).some(marked) ||
+    arr(body.messages).some((m) => arr(obj(m)?.content).some(marked))
+  );
 }
 
 /**
- * Adds breakpoints to an emitted Anthropic request, in place: at most MAX_BREAKPOINTS in all,
- * counting any already there, and never on a block that already has one. Answers how many it
- * added. A string system prompt becomes one text block, the only form that carries a mark.
+ * Adds breakpoints to an emitted Anthropic request, in place, at most MAX_BREAKPOINTS; answers
+ * how many. A request that carries the client's own (a Chat client may put `cache_control` on a
+ * content part) keeps exactly those: the client manages its cache, and a mark of ours with
+ * another TTL could break Anthropic's rule that 1-hour marks come before 5-minute ones. A
+ * string system prompt becomes one text block, the only form that carries a mark.
  */
 export function addBreakpoints(body: Json, ttl: CacheTtl): number {
-  let budget = MAX_BREAKPOINTS - countMarks(body);
+  if (hasMarks(body)) return 0;
+  let budget = MAX_BREAKPOINTS;
   const mark: Json = ttl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' };
   let added = 0;
   const put = (block: Json | null): void => {
-    if (budget <= 0 || !block || block.cache_control !== undefined) return;
+    if (budget <= 0 || !block) return;
     block.cache_control = { ...mark };
     budget--;
     added++;
