@@ -25,6 +25,7 @@ import type {
   RequestLogEntry,
   RuleConfig,
   RuleTestResult,
+  SessionCacheView,
   SettingView,
   Snapshot,
   UsageQuery,
@@ -186,6 +187,13 @@ export function createAdminClient(opts: AdminClientOptions): AdminActions {
     importConfig: (tool, text, dryRun) =>
       call<ImportReport>('POST', '/api/import', { tool, text, dryRun }),
     getUsage: (query) => call<UsageReport>('GET', `/api/usage?${usageSearchParams(query)}`),
+    getSessionCache: () =>
+      call(
+        'GET',
+        '/api/usage/cache',
+        undefined,
+        (b) => (b as { sessions: SessionCacheView[] }).sessions,
+      ),
     listKeys: () => call<GatewayKeyView[]>('GET', '/api/keys'),
     createKey: (input) => call<CreatedGatewayKey>('POST', '/api/keys', input),
     updateKey: (id, input) => call<GatewayKeyView>('PATCH', `/api/keys/${enc(id)}`, input),

@@ -63,6 +63,7 @@ export const ACTION_METHODS = [
   'detectProviders',
   'importConfig',
   'getUsage',
+  'getSessionCache',
   'listKeys',
   'createKey',
   'updateKey',

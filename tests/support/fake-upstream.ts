@@ -9,6 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { FakePromptCache } from './fake-cache';
 import {
   type GeminiCall,
   geminiBody,
@@ -171,6 +172,12 @@ export interface FakeUpstream {
   modelsAnswer: { status: number; body: unknown } | null;
   /** Answers of the limit-reset endpoints; mutate or reassign freely (reset() restores them). */
   limitReset: FakeLimitReset;
+  /**
+   * The per-key prompt cache (fake-cache.ts), when switched on with `promptCache: true`: usage
+   * then counts the prompt's blocks and reports cache reads (and Anthropic's writes) as the
+   * real APIs do, unless a step gives its own `usage`. reset() empties it.
+   */
+  readonly promptCache: FakePromptCache | null;
   /** Resolves once `requestCount >= n` (default timeout 5000 ms). */
   waitForRequests(n: number, timeoutMs?: number): Promise<void>;
   /**
@@ -188,6 +195,8 @@ export interface FakeUpstreamOptions {
   models?: string[];
   /** Benchmarks: record no requests (counters only) and keep per-request work minimal. */
   fast?: boolean;
+  /** Model a per-key prompt cache (see `FakeUpstream.promptCache`). */
+  promptCache?: boolean;
 }
 
 export const DEFAULT_REPLY_TEXT = 'Hello from the Breakwater fake upstream. Everything is working.';
@@ -207,6 +216,9 @@ type Json = Record<string, unknown>;
 interface Usage {
   input: number;
   output: number;
+  /** From the prompt cache model: tokens of `input` read from and written to the cache. */
+  cacheRead?: number;
+  cacheWrite?: number;
 }
 
 /** What every stream builder returns: cut points for stalls/resets sit between the deltas. */
@@ -395,7 +407,7 @@ function chatUsage(u: Usage) {
     prompt_tokens: u.input,
     completion_tokens: u.output,
     total_tokens: u.input + u.output,
-    prompt_tokens_details: { cached_tokens: 0 },
+    prompt_tokens_details: { cached_tokens: u.cacheRead ?? 0 },
     completion_tokens_details: { reasoning_tokens: 0 },
   };
 }
@@ -462,7 +474,7 @@ function chatStream(
 function responsesUsage(u: Usage) {
   return {
     input_tokens: u.input,
-    input_tokens_details: { cached_tokens: 0 },
+    input_tokens_details: { cached_tokens: u.cacheRead ?? 0 },
     output_tokens: u.output,
     output_tokens_details: { reasoning_tokens: 0 },
     total_tokens: u.input + u.output,
@@ -559,10 +571,11 @@ function responsesStream(
 
 function anthropicUsage(u: Usage) {
   return {
-    input_tokens: u.input,
+    // Anthropic's input_tokens are the ones neither read from nor written to the cache.
+    input_tokens: u.input - (u.cacheRead ?? 0) - (u.cacheWrite ?? 0),
     output_tokens: u.output,
-    cache_creation_input_tokens: 0,
-    cache_read_input_tokens: 0,
+    cache_creation_input_tokens: u.cacheWrite ?? 0,
+    cache_read_input_tokens: u.cacheRead ?? 0,
   };
 }
 
@@ -588,7 +601,7 @@ function anthropicStream(id: string, model: string, parts: string[], u: Usage): 
     content: [],
     stop_reason: null,
     stop_sequence: null,
-    usage: anthropicUsage({ input: u.input, output: 1 }),
+    usage: anthropicUsage({ ...u, output: 1 }),
   };
   const head =
     sse('message_start', { type: 'message_start', message: start }) +
@@ -862,6 +875,14 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
       input: estimateTokens(rawBody),
       output: estimateTokens(text),
     };
+    const cache = api.promptCache;
+    if (cache && !step.usage && (r === 'messages' || r === 'chat' || r === 'responses')) {
+      const key = String(req.headers['x-api-key'] ?? req.headers.authorization ?? '');
+      const counts = r === 'messages' ? cache.anthropic(key, body) : cache.openai(key, body);
+      usage.input = cache.promptTokens(r === 'messages' ? 'anthropic' : 'openai', body);
+      usage.cacheRead = counts.read;
+      usage.cacheWrite = counts.written;
+    }
     const created = Math.floor(started / 1000);
     const stream = gemini ? gemini.method === 'streamGenerateContent' : body.stream === true;
     const geminiReply = gemini
@@ -1051,6 +1072,7 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
     models: [...(opts.models ?? DEFAULT_MODELS)],
     modelsAnswer: null,
     limitReset: structuredClone(DEFAULT_LIMIT_RESET) as FakeLimitReset,
+    promptCache: opts.promptCache ? new FakePromptCache() : null,
     script(...steps) {
       queue.push(...steps);
     },
@@ -1103,6 +1125,7 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
       peakInFlight = inFlight;
       api.limitReset = structuredClone(DEFAULT_LIMIT_RESET) as FakeLimitReset;
       api.modelsAnswer = null;
+      api.promptCache?.clear();
     },
     close() {
       if (closePromise) return closePromise;

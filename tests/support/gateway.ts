@@ -5,7 +5,7 @@ import type { Clock } from '../../src/main/engine/clock';
 import { createEngine, type Engine } from '../../src/main/engine/engine';
 import type { Logger } from '../../src/main/engine/logger';
 import type { BreakwaterConfig } from '../../src/shared/contract';
-import { type FakeUpstream, startFakeUpstream } from './fake-upstream';
+import { type FakeUpstream, type FakeUpstreamOptions, startFakeUpstream } from './fake-upstream';
 
 /** Secrets used by the test configs; tests assert they never leak. */
 export const OPENAI_KEY = 'sk-test-openai-0123456789abcdef';
@@ -85,10 +85,12 @@ export async function startGateway(
     clock?: Clock;
     /** The engine's random source for jitter. */
     random?: () => number;
+    /** Options of both fake upstreams (e.g. `promptCache`). */
+    fakes?: FakeUpstreamOptions;
   } = {},
 ): Promise<TestGateway> {
-  const primary = await startFakeUpstream();
-  const backup = await startFakeUpstream();
+  const primary = await startFakeUpstream(opts.fakes);
+  const backup = await startFakeUpstream(opts.fakes);
   const root = mkdtempSync(join(tmpdir(), 'bw-gw-'));
   // A dir the engine creates itself, as on a first start.
   const dataDir = join(root, 'data');

@@ -229,6 +229,11 @@ function request(format: WireFormat): fc.Arbitrary<IrRequest> {
         reasoning: s.reasoning,
         responseFormat: s.responseFormat,
         user: s.userField ?? fc.option(id, { nil: null }),
+        // Only the OpenAI formats have prompt-cache fields.
+        cacheKey: format.startsWith('openai') ? fc.option(id, { nil: null }) : fc.constant(null),
+        cacheRetention: format.startsWith('openai')
+          ? fc.option(fc.constantFrom('in_memory', '24h'), { nil: null })
+          : fc.constant(null),
       })
       // A tool_choice without tools is not sent (Anthropic refuses it).
       .map((ir) =>

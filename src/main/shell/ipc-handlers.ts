@@ -175,6 +175,7 @@ export const PAYLOAD_CHECKS: Record<ActionMethod, Check> = {
     }
     return null;
   },
+  getSessionCache: none,
   listKeys: none,
   createKey: oneObject('key'),
   updateKey: (args) =>

@@ -20,6 +20,7 @@ import type {
   CreatedGatewayKey,
   GatewayKeyInput,
   GatewayKeyView,
+  SessionCacheView,
   UsageQuery,
   UsageReport,
 } from './usage';
@@ -208,6 +209,8 @@ export interface BridgeApi {
   ): Promise<BridgeResult<ImportReport>>;
   /** Token and cost totals, grouped, with a time series when the query has a step. */
   getUsage(query: UsageQuery): Promise<BridgeResult<UsageReport>>;
+  /** Recent sessions' prompt-cache reads turn by turn, with the turns that lost the cache. */
+  getSessionCache(): Promise<BridgeResult<SessionCacheView[]>>;
   listKeys(): Promise<BridgeResult<GatewayKeyView[]>>;
   createKey(input: GatewayKeyInput): Promise<BridgeResult<CreatedGatewayKey>>;
   updateKey(id: string, input: GatewayKeyInput): Promise<BridgeResult<GatewayKeyView>>;

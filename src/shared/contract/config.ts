@@ -98,6 +98,18 @@ export interface RateLimitOverrides {
 export interface ProviderOptions {
   /** Families of models sharing one quota: family name → model patterns (`*` wildcard). */
   quotaFamilies?: Record<string, string[]>;
+  promptCache?: PromptCacheOptions;
+}
+
+/**
+ * What the gateway adds for the provider's prompt cache (docs/translation.md); both on unless
+ * set to false.
+ */
+export interface PromptCacheOptions {
+  /** Anthropic-format providers: `cache_control` breakpoints for clients that cannot write them. */
+  breakpoints?: boolean;
+  /** OpenAI-format providers: a `prompt_cache_key` from the session when the client sent none. */
+  cacheKey?: boolean;
 }
 
 export interface ProviderConfig {
@@ -110,6 +122,7 @@ export interface ProviderConfig {
   timeouts?: Partial<UpstreamTimeouts>;
   enabled?: boolean;
   quotaFamilies?: Record<string, string[]>;
+  promptCache?: PromptCacheOptions;
 }
 
 /** USD per million tokens. */
@@ -307,6 +320,7 @@ export interface ProviderView {
   timeouts: Partial<UpstreamTimeouts>;
   enabled: boolean;
   quotaFamilies: Record<string, string[]>;
+  promptCache?: PromptCacheOptions;
   connections: ConnectionView[];
 }
 

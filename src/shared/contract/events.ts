@@ -8,6 +8,7 @@ import type {
   ShapeMechanism,
   TeamView,
 } from './state';
+import type { CacheLossReason } from './usage';
 
 // ---------------------------------------------------------------------------
 // Events: one stream for the dashboard, the tray and `/api/events`
@@ -111,6 +112,23 @@ export type EngineEvent =
       resetsAt: number;
     })
   /** Team mode: the shared state became reachable again, or not (issue 16). */
-  | (EventBase & { type: 'team.status'; team: TeamView });
+  | (EventBase & { type: 'team.status'; team: TeamView })
+  /**
+   * A session's turn read far less from the prompt cache than the turn before left in it
+   * (issue 30): `detail` says why, as the request log does.
+   */
+  | (EventBase & {
+      type: 'cache.lost';
+      session: string;
+      /** The model the client asked for. */
+      model: string;
+      turn: number;
+      connection: string;
+      target: string;
+      readTokens: number;
+      expectedTokens: number;
+      reason: CacheLossReason;
+      detail: string;
+    });
 
 export type EngineEventType = EngineEvent['type'];

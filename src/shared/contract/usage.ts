@@ -84,3 +84,33 @@ export interface UsageReport {
   rows: UsageRow[];
   series?: UsagePoint[];
 }
+
+/** Why a session's turn read far less from the prompt cache than the turn before left in it. */
+export type CacheLossReason = 'moved' | 'prefix_changed' | 'ttl_expired' | 'unknown';
+
+/** One answered turn of a session, as the cache watch saw it (docs/usage.md). */
+export interface SessionCacheTurn {
+  /** 1 for the session's first turn the gateway saw. */
+  turn: number;
+  at: number;
+  connection: string;
+  /** All prompt tokens, cache reads and writes included. */
+  promptTokens: number;
+  readTokens: number;
+  /** Set on the turns where the cache was lost (a `cache.lost` event). */
+  lost: CacheLossReason | null;
+  detail?: string;
+}
+
+/** `GET /api/usage/cache`: a session's prompt-cache hit rate, turn by turn. */
+export interface SessionCacheView {
+  session: string;
+  /** The model the client asked for: a session is watched per model. */
+  model: string;
+  turns: number;
+  lastAt: number;
+  /** Cache-read share of the prompt tokens over the kept turns (0-1). */
+  hitRate: number;
+  /** The last turns, oldest first. */
+  history: SessionCacheTurn[];
+}

@@ -58,6 +58,7 @@ export function validateProvider(
     'timeouts',
     'enabled',
     'quotaFamilies',
+    'promptCache',
   ]);
   const id = identifier(o.id, `${field}.id`);
   // A model id listed twice is harmless and dropped; an id with two specs is a contradiction.
@@ -98,6 +99,17 @@ export function validateProvider(
         ),
       ]),
     );
+  }
+  if (o.promptCache !== undefined) {
+    const pc = object(o.promptCache, `${field}.promptCache`, ['breakpoints', 'cacheKey']);
+    const breakpoints = optional(pc.breakpoints, (v) =>
+      boolean(v, `${field}.promptCache.breakpoints`),
+    );
+    const cacheKey = optional(pc.cacheKey, (v) => boolean(v, `${field}.promptCache.cacheKey`));
+    provider.promptCache = {
+      ...(breakpoints !== undefined ? { breakpoints } : {}),
+      ...(cacheKey !== undefined ? { cacheKey } : {}),
+    };
   }
   return provider;
 }

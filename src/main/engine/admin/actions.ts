@@ -106,6 +106,7 @@ export function createAdminActions(deps: ActionDeps): AdminActions {
     importConfig: (tool, text, dryRun) =>
       run('importConfig', () => importConfig(deps, { tool, text, dryRun })),
     getUsage: (query) => run('getUsage', () => usageReport(deps.accounts, query)),
+    getSessionCache: () => run('getSessionCache', () => deps.sessionCache?.() ?? []),
     listKeys: () => run('listKeys', () => listKeys(deps.accounts)),
     createKey: (input) => run('createKey', () => createKey(deps.accounts, asJson(input))),
     updateKey: (id, input) => run('updateKey', () => updateKey(deps.accounts, id, asJson(input))),

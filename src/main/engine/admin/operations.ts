@@ -9,6 +9,7 @@ import type {
   LeaseView,
   ReplayResult,
   RequestLogEntry,
+  SessionCacheView,
   SessionSummary,
 } from '../../../shared/contract';
 import { ValidationError } from '../config/validate';
@@ -40,6 +41,8 @@ export interface AdminOperations {
   replay?(id: number, target: string | null): Promise<ReplayResult>;
   /** An agent session's turns so far (`GET /api/sessions/{id}`); null when it made none. */
   session?(id: string): SessionSummary | null;
+  /** Recent sessions' prompt-cache reads per turn (`GET /api/usage/cache`). */
+  sessionCache?(): SessionCacheView[];
 }
 
 /** An admin failure as the client sees it: HTTP status, `error.code`, message, field. */

@@ -1,6 +1,7 @@
 import type { GatewayApiKeyConfig } from '../../../shared/contract';
 import { bindRefusal } from '../proxy/binding';
 import { QuotaBook } from '../routing/quota-book';
+import { CacheWatch } from '../usage/cache-watch';
 import { KeyRing } from '../usage/key-ring';
 import { UsageService } from '../usage/service';
 import { SessionBook } from '../usage/sessions';
@@ -35,5 +36,7 @@ export function buildAccounts(
   });
   const quotas = new QuotaBook(store.quotas, (err) => log.error(`quotas: ${String(err)}`), shared);
   const sessions = new SessionBook(store.usage, () => clock.now(), base.maps);
-  return { keyRing, usage, quotas, sessions };
+  const lossPercent = settings.derived((s) => s.number('cacheWatch.lossPercent'));
+  const cacheWatch = new CacheWatch(base.maps, () => lossPercent() / 100);
+  return { keyRing, usage, quotas, sessions, cacheWatch };
 }

@@ -21,6 +21,9 @@ export interface AdminInputs {
   pipeline(): PipelineDeps;
 }
 
+/** Sessions the Usage page shows their cache turn by turn. */
+const SESSION_CACHE_VIEWS = 50;
+
 export function buildAdmin(parts: EngineParts, inputs: AdminInputs): AdminParts {
   const { clock, status, leases } = parts;
   const service = new AdminService(
@@ -47,6 +50,7 @@ export function buildAdmin(parts: EngineParts, inputs: AdminInputs): AdminParts 
     ...(inputs.localServerUrls ? { localServerUrls: inputs.localServerUrls } : {}),
     replay: (id, target) => replayLogged(parts, inputs.pipeline, id, target),
     session: (id) => parts.sessions.summary(id, (c) => parts.quotas.get(c)),
+    sessionCache: () => parts.cacheWatch.views(clock.now(), SESSION_CACHE_VIEWS),
     accounts: { keys: parts.keyRing, usage: parts.usage, now: () => clock.now() },
   };
 }

@@ -15,6 +15,7 @@ import type { Settings } from '../settings/settings';
 import type { StateBackend } from '../state/backend';
 import type { Store } from '../store';
 import type { UpstreamPools } from '../upstream/pools';
+import type { CacheWatch } from '../usage/cache-watch';
 import type { KeyRing } from '../usage/key-ring';
 import type { UsageService } from '../usage/service';
 import type { SessionBook } from '../usage/sessions';
@@ -40,6 +41,8 @@ export interface Accounts {
   readonly quotas: QuotaBook;
   /** Agent sessions' turns so far (`GET /api/sessions/{id}`). */
   readonly sessions: SessionBook;
+  /** Sessions' prompt-cache reads per turn (`GET /api/usage/cache`, `cache.lost`). */
+  readonly cacheWatch: CacheWatch;
 }
 
 /** The resilience mechanisms, each with state that outlives a request. */

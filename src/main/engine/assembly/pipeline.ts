@@ -72,5 +72,17 @@ export function buildPipeline(parts: EngineParts, inputs: PipelineInputs): Pipel
       maxBytes: s.number('requestLog.captureMaxBytes'),
     })),
     leases: parts.leases,
+    cacheWatch: cacheWatchDeps(parts),
+    cacheWaitMs: settings.derived((s) => s.number('sessionAffinity.cacheWaitMs')),
+  };
+}
+
+function cacheWatchDeps(parts: EngineParts): NonNullable<PipelineDeps['cacheWatch']> {
+  const { clock, events, settings } = parts;
+  const percent = settings.derived((s) => s.number('cacheWatch.lossPercent'));
+  return {
+    watch: parts.cacheWatch,
+    enabled: () => percent() > 0,
+    lost: (loss) => events.emit({ type: 'cache.lost', at: clock.now(), ...loss }),
   };
 }

@@ -156,6 +156,7 @@ export class Catalog {
       timeouts: { ...p.timeouts },
       enabled: p.enabled,
       quotaFamilies: p.options?.quotaFamilies ?? {},
+      ...(p.options?.promptCache ? { promptCache: { ...p.options.promptCache } } : {}),
       connections: p.connections.map((c) => this.connectionView(c)),
     };
   }

@@ -22,6 +22,7 @@ export function providerRecord(
     options: {
       ...prev?.options,
       ...(p.quotaFamilies !== undefined ? { quotaFamilies: p.quotaFamilies } : {}),
+      ...(p.promptCache !== undefined ? { promptCache: p.promptCache } : {}),
     },
   };
 }

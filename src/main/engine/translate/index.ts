@@ -2,6 +2,7 @@
 // adapter converts to and from the internal representation (ir.ts); this module picks adapters.
 import type { ClientFormat, ProviderFormat } from '../../../shared/contract';
 import * as anthropic from './anthropic';
+import { addBreakpoints, ttlFor } from './cache-breakpoints';
 import * as chat from './chat';
 import * as gemini from './gemini';
 import {
@@ -52,13 +53,29 @@ export function parseRequest(
   return responses.parseRequest(body);
 }
 
+/** What a translation does for prompt caching beyond carrying the client's own fields. */
+export interface CacheEmitOptions {
+  /** Anthropic targets: place cache breakpoints (cache-breakpoints.ts). */
+  breakpoints: boolean;
+}
+
+const NO_CACHE_HELP: CacheEmitOptions = Object.freeze({ breakpoints: false });
+
 export function emitRequest(
   format: WireFormat,
   ir: IrRequest,
   provider: ProviderFormat = 'openai',
+  cache: CacheEmitOptions = NO_CACHE_HELP,
 ): Parsed<Json> {
-  if (format === 'anthropic') return anthropic.emitRequest(ir);
-  if (format === 'gemini') return gemini.emitRequest(ir);
+  if (format === 'anthropic' || format === 'gemini') {
+    const emitted = format === 'anthropic' ? anthropic.emitRequest(ir) : gemini.emitRequest(ir);
+    // Neither API has a cache key; Anthropic's breakpoints carry the retention as their TTL.
+    if (ir.cacheKey !== null) emitted.dropped.push('prompt_cache_key');
+    if (format === 'anthropic' && cache.breakpoints) {
+      addBreakpoints(emitted.value, ttlFor(ir.cacheRetention));
+    } else if (ir.cacheRetention !== null) emitted.dropped.push('prompt_cache_retention');
+    return emitted;
+  }
   if (format === 'openai-chat') {
     return chat.emitRequest(ir, {
       maxTokensField: provider === 'openai' ? 'max_completion_tokens' : 'max_tokens',

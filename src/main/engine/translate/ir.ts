@@ -9,7 +9,15 @@ export type Json = Record<string, unknown>;
 export interface IrText {
   type: 'text';
   text: string;
+  /**
+   * A prompt-cache breakpoint the client put on this text (Chat clients of Anthropic models
+   * may, as `cache_control` on a content part): Anthropic gets it where the client placed it.
+   */
+  cache?: IrCacheTtl;
 }
+
+/** A prompt-cache breakpoint's TTL, as Anthropic spells it. */
+export type IrCacheTtl = '5m' | '1h';
 
 /** An image by URL (http(s) or data URL) or as base64 bytes with a media type. */
 export interface IrImage {
@@ -93,6 +101,12 @@ export interface IrRequest {
   reasoning: IrReasoningConfig | null;
   responseFormat: IrResponseFormat | null;
   user: string | null;
+  /** OpenAI's `prompt_cache_key`: which cache the provider should route the prompt to. */
+  cacheKey: string | null;
+  /** OpenAI's `prompt_cache_retention` (`in_memory`, `24h`): how long a cached prefix lives. */
+  cacheRetention: string | null;
+  /** The client put a breakpoint at the end of the system prompt (see `IrText.cache`). */
+  systemCache?: IrCacheTtl;
 }
 
 export type IrStop =
@@ -195,6 +209,8 @@ export function emptyRequest(model: string): IrRequest {
     reasoning: null,
     responseFormat: null,
     user: null,
+    cacheKey: null,
+    cacheRetention: null,
   };
 }
 
@@ -223,6 +239,13 @@ export function budgetFor(r: IrReasoningConfig): number {
 /** An effort level the IR carries (every level has a budget above). */
 export function isEffort(v: string | null): v is Effort {
   return v !== null && Object.hasOwn(BUDGETS, v);
+}
+
+/** A client's `cache_control` as a breakpoint TTL; undefined when it is not one. */
+export function cacheMarkOf(v: unknown): IrCacheTtl | undefined {
+  const mark = obj(v);
+  if (!mark) return undefined;
+  return mark.ttl === '1h' ? '1h' : '5m';
 }
 
 /** Appends a part to the conversation, starting a new message when the role changes. */

@@ -21,6 +21,11 @@ export function logRoutes(ops: AdminOperations, input: RequestReaders): Route[] 
     },
     {
       method: 'GET',
+      pattern: /^\/api\/usage\/cache$/,
+      handler: (_q, r) => sendJson(r, 200, { sessions: ops.sessionCache?.() ?? [] }),
+    },
+    {
+      method: 'GET',
       pattern: /^\/api\/sessions\/([^/]+)$/,
       handler: (_q, r, p) => sendJson(r, 200, sessionSummary(ops, input.id(p))),
     },

@@ -23,6 +23,8 @@ export interface DispatchState {
   readonly budgetEnd: number;
   /** The session the request belongs to (affinity), if it named one. */
   readonly session: string | null;
+  /** The connection the session is pinned to: it holds the session's prompt cache. */
+  readonly pinned: string | null;
   /** Attempts the breaker admitted so far. */
   attempted: number;
   /** The latest request-queue refusal: the answer when nothing was attempted. */

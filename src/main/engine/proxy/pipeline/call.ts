@@ -12,6 +12,7 @@ import type { Attempt, CallOutcome } from './attempt';
 import { holdAttempt, keepAnswer } from './capture';
 import { bodyOf, type RequestContext } from './context';
 import { ExecutionExpiredError } from './hold';
+import { sessionCacheKey, withCacheKey } from './prompt-cache';
 import { ShapedSend } from './shape';
 import { addsUsage, askingUsage } from './stream-usage';
 import { translatedFor } from './translate';
@@ -166,8 +167,10 @@ function bodyFor(ctx: RequestContext, candidate: Candidate): Buffer {
     return Buffer.from(JSON.stringify(json));
   }
   if (ctx.endpoint.gemini) return ctx.raw;
-  const body = passedThrough(ctx, model);
-  return addsUsage(ctx, candidate) ? askingUsage(body, ctx, model) : body;
+  let body = passedThrough(ctx, model);
+  if (addsUsage(ctx, candidate)) body = askingUsage(body, ctx, model);
+  const cacheKey = sessionCacheKey(ctx, candidate.target.provider);
+  return cacheKey === null ? body : withCacheKey(body, cacheKey);
 }
 
 /**

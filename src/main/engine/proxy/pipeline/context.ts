@@ -89,6 +89,13 @@ export interface RequestContext {
   stream: boolean;
   /** The session the request belongs to (affinity, §9), from a header or its body; parse.ts. */
   session: string | null;
+  /** The client named its own `prompt_cache_key` (prompt-cache.ts then adds none). */
+  clientCacheKey?: true;
+  /**
+   * The session left the connection holding its cache (dispatch.ts): where it was pinned and
+   * what moved it, for the cache watch (cache-watch.ts).
+   */
+  cacheMove?: { from: string; why: string };
   /** The client's `stream_options`, when it sent some (a Chat stream's usage: stream-usage.ts). */
   streamOptions?: unknown;
   /**

@@ -23,6 +23,7 @@ import type { UpstreamPools } from '../../upstream/pools';
 import type { PriceOf, UsageSample } from '../../usage/accounting';
 import type { BudgetDecision, Hold } from '../../usage/budget';
 import type { BudgetReservation } from '../../usage/budgets';
+import type { CacheLoss, CacheWatch } from '../../usage/cache-watch';
 import type { CaptureSettings, StoredCapture } from './capture-held';
 
 /** What the front door needs: who may call, how much they may send, whether to serve at all. */
@@ -109,6 +110,18 @@ export interface PipelineDeps extends FrontDoorDeps {
   shape?: ShapeDeps;
   /** Which requests keep their attempts' bodies (`requestLog.captureBodies`), and how much. */
   capture?(): Readonly<CaptureSettings>;
+  /** Sessions' prompt-cache hit rate per turn, and their cache losses (issue 30). */
+  cacheWatch?: CacheWatchDeps;
+  /** `sessionAffinity.cacheWaitMs`: how long a session waits for its busy cache key. */
+  cacheWaitMs?(): number;
+}
+
+/** The cache watch and where its losses go (the `cache.lost` event). */
+export interface CacheWatchDeps {
+  watch: CacheWatch;
+  /** False while `cacheWatch.lossPercent` is 0. */
+  enabled(): boolean;
+  lost(loss: CacheLoss): void;
 }
 
 export interface ShapeDeps {

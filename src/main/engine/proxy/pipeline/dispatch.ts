@@ -64,6 +64,9 @@ export class Dispatch implements DispatchState {
   private resetInMs: number | null = null;
   /** The candidate being tried (its place in `candidates`). */
   private index = 0;
+  readonly pinned: string | null;
+  /** What kept the request off the pinned connection, when something did. */
+  private pinnedObstacle: string | null = null;
 
   constructor(
     private readonly ctx: RequestContext,
@@ -77,6 +80,7 @@ export class Dispatch implements DispatchState {
     this.session = session;
     const flow = deps.flow;
     const pinned = session ? flow.pinned(session, ctx.now()) : null;
+    this.pinned = pinned;
     this.candidates = preferenceOrder(ctx.candidates, pinned, (c) => flow.saturated(c.connection));
     if (pinned !== null && this.candidates[0]?.connection.id === pinned)
       ctx.steps.push(`session pinned to ${pinned}`);
@@ -180,6 +184,7 @@ export class Dispatch implements DispatchState {
           return 'done';
         }
         if (decision.kind === 'skip') {
+          if (this.onPinned(a)) this.pinnedObstacle = `${a.label} skipped (${decision.reason})`;
           this.skip(a.label, decision);
           return 'next';
         }
@@ -194,6 +199,7 @@ export class Dispatch implements DispatchState {
       let outcome: AttemptOutcome;
       if (called.kind !== 'answered') outcome = called;
       else {
+        this.leftCache(a);
         ctx.steps.push(
           `${a.label} served${this.attempted > 1 ? ` (attempt ${this.attempted})` : ''}`,
         );
@@ -241,6 +247,8 @@ export class Dispatch implements DispatchState {
       case 'unreachable': {
         const { failure } = outcome;
         ctx.steps.push(`${a.label} failed (${failure.message})`);
+        if (this.onPinned(a))
+          this.pinnedObstacle = `failover: ${a.label} failed (${failure.message})`;
         ctx.errorClass = failure.errorClass;
         ctx.errorMessage = `${a.candidate.target.label}: ${failure.message}`;
         const timeout = failure.errorClass.startsWith('timeout');
@@ -261,6 +269,8 @@ export class Dispatch implements DispatchState {
           ? `error event opening a 200 stream, as ${status}`
           : `HTTP ${status}`;
         ctx.steps.push(`${a.label} failed (${how}${restated}, ${cls.reason})`);
+        if (this.onPinned(a))
+          this.pinnedObstacle = `failover: ${a.label} failed (${how}, ${cls.reason})`;
         this.held = held;
         this.lastNetwork = null;
         const shape = outcome.shape;
@@ -301,6 +311,23 @@ export class Dispatch implements DispatchState {
       message: `no upstream produced output fast enough: ${ctx.steps.filter((s) => s.includes('watchdog')).join('; ')}`,
     };
     return 'next';
+  }
+
+  /** Whether the attempt is on the session's pinned connection (what kept it off is noted). */
+  private onPinned(a: Attempt): boolean {
+    return this.pinned !== null && a.candidate.connection.id === this.pinned;
+  }
+
+  /**
+   * The decision header says when the pick moved a session off the connection holding its
+   * prompt cache, and why; the cache watch reads the same (cache-watch.ts).
+   */
+  private leftCache(a: Attempt): void {
+    const pinned = this.pinned;
+    if (pinned === null || a.candidate.connection.id === pinned) return;
+    const why = this.pinnedObstacle ?? `${pinned} was not among the candidates`;
+    this.ctx.cacheMove = { from: pinned, why };
+    this.ctx.steps.push(`session left ${pinned}, the connection holding its cache (${why})`);
   }
 
   private skip(label: string, d: Skip): void {

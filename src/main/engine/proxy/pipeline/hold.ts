@@ -16,26 +16,102 @@ import type { PipelineDeps } from './deps';
 export const hold: AttemptStage = { name: 'hold', enter: holdFor };
 
 function holdFor(a: Attempt): Decision | Promise<Decision> {
-  const { candidate, deps } = a;
-  a.timeouts = timeoutsFor(candidate, deps);
+  a.timeouts = timeoutsFor(a.candidate, a.deps);
   a.attemptMs = Math.min(a.timeouts.totalMs, a.dispatch.budgetEnd - a.now);
-  const held = deps.flow.hold(
-    candidate.target.provider.id,
-    candidate.connection,
+  const held = take(a);
+  if (!(held instanceof Promise)) return holding(a, held, null);
+  const since = a.ctx.now();
+  return held.then((h) => holding(a, h, since));
+}
+
+function take(a: Attempt): FlowHold | Promise<FlowHold | QueueRejection> {
+  return a.deps.flow.hold(
+    a.candidate.target.provider.id,
+    a.candidate.connection,
     a.attemptMs,
     a.cancel,
     () => a.cancel.abort(new ExecutionExpiredError()),
   );
-  return held instanceof Promise ? held.then((h) => holding(a, h)) : holding(a, held);
 }
 
-function holding(a: Attempt, held: FlowHold | QueueRejection): Decision {
+/** `waitedSince`: when the hold began, if it had to wait at all. */
+function holding(
+  a: Attempt,
+  held: FlowHold | QueueRejection,
+  waitedSince: number | null,
+): Decision | Promise<Decision> {
+  const cacheKey = a.dispatch.pinned === a.candidate.connection.id;
   if (!(held instanceof QueueRejection)) {
     a.handle.holds(held);
+    // A wait worth a word (not a team-mode permit's round trip) on the session's cache key.
+    const waited = waitedSince === null ? 0 : a.ctx.now() - waitedSince;
+    if (cacheKey && waited >= CACHE_WAIT_POLL_MS) {
+      a.ctx.steps.push(
+        `waited ${waited} ms for ${a.candidate.connection.id}, the connection holding the session's cache (busy)`,
+      );
+    }
     return CONTINUE;
   }
   // A client that left while queued is not a refusal worth reporting.
   if (a.ctx.clientGone) return CONTINUE;
+  const waitMs =
+    cacheKey && held.code === 'RATE_LIMIT_QUEUE_FULL' ? (a.deps.cacheWaitMs?.() ?? 0) : 0;
+  return waitMs > 0
+    ? waitForCacheKey(a, held, waitMs, waitedSince ?? a.ctx.now())
+    : refused(a, held);
+}
+
+/** How often a session waiting for its busy cache connection looks for a place in its queue. */
+const CACHE_WAIT_POLL_MS = 50;
+
+/**
+ * Issue 30: the connection holding the session's prompt cache has a full queue. Moving would
+ * bill the whole prompt again, so the session waits a short, bounded time
+ * (`sessionAffinity.cacheWaitMs`) for a place first, and the decision says which it chose.
+ */
+async function waitForCacheKey(
+  a: Attempt,
+  first: QueueRejection,
+  waitMs: number,
+  since: number,
+): Promise<Decision> {
+  const { ctx } = a;
+  const conn = a.candidate.connection.id;
+  const end = Math.min(since + waitMs, a.dispatch.budgetEnd);
+  let last = first;
+  while (ctx.now() < end && !ctx.clientGone && !a.cancel.signal.aborted) {
+    await pause(Math.min(CACHE_WAIT_POLL_MS, end - ctx.now()), a.cancel.signal);
+    // Looked at first, so waiting does not count a refusal per look in the queue's numbers.
+    if (a.deps.flow.queueFull(a.candidate.target.provider.id, a.candidate.connection)) continue;
+    const held = await take(a);
+    if (!(held instanceof QueueRejection)) {
+      a.handle.holds(held);
+      ctx.steps.push(
+        `waited ${ctx.now() - since} ms for ${conn}, the connection holding the session's cache (queue full), instead of moving`,
+      );
+      return CONTINUE;
+    }
+    last = held;
+    if (held.code !== 'RATE_LIMIT_QUEUE_FULL') break;
+  }
+  if (ctx.clientGone) return CONTINUE;
+  ctx.steps.push(`${conn} still busy after ${ctx.now() - since} ms (queue full): moved`);
+  return refused(a, last);
+}
+
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, Math.max(0, ms));
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+function refused(a: Attempt, held: QueueRejection): Decision {
   a.dispatch.queueRejection = held;
   a.deps.events?.({ code: held.code, candidate: a.candidate, message: held.message });
   return skip(held.code, held.retryAfterMs, held.message);

@@ -4,6 +4,7 @@ import type { AttemptStage } from './attempt';
 import { background } from './background';
 import { body } from './body';
 import { budget } from './budget';
+import { cacheWatch } from './cache-watch';
 import type { DoorStage, RequestStage } from './context';
 import { countTokens } from './count-tokens';
 import { dashboard } from './dashboard';
@@ -67,6 +68,7 @@ const ATTEMPT: readonly AttemptStage[] = [
 const REQUEST: readonly RequestStage[] = [
   record, //     first, so that its row is written last
   parse, //      a JSON object with a model
+  cacheWatch, // a session's prompt digested; once answered, its cache reads judged
   background, // Responses `background: true` served synchronously, with a warning
   fence, //      exclusive-lease generation; a managed success moves the lease
   budget, //     the key's budgets: 429 budget_exceeded before any routing or upstream call

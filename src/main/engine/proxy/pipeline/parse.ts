@@ -85,6 +85,7 @@ export const parse: RequestStage = {
     }
     ctx.background = ctx.endpoint.format === 'openai-responses' && background === true;
     ctx.session = sessionIdOf(ctx.req.headers) ?? bodySessionId(cacheKey, metadata);
+    if (cacheKey !== undefined && cacheKey !== null) ctx.clientCacheKey = true;
     // A Gemini call names both in its path (`/v1beta/models/{model}:streamGenerateContent`).
     if (ctx.endpoint.gemini) ({ model, stream } = ctx.endpoint.gemini);
     if (typeof model !== 'string' || model.trim() === '') {

@@ -12,6 +12,7 @@ import type { GatewayError } from '../../wire/client-errors';
 import type { Attempt, AttemptStage } from './attempt';
 import { bodyOf, type RequestContext, type TranslatedBody } from './context';
 import { CONTINUE, type Decision, invalid } from './decision';
+import { breakpointsFor, cacheVariant, sessionCacheKey } from './prompt-cache';
 
 /**
  * Attempt stage: a candidate whose provider speaks another API gets the request translated
@@ -48,7 +49,10 @@ export function translatedFor(
   ctx: RequestContext,
   candidate: Candidate,
 ): TranslatedBody | undefined {
-  return ctx.translated?.get(`${wireFor(ctx, candidate)}|${candidate.target.provider.format}`);
+  const provider = candidate.target.provider;
+  return ctx.translated?.get(
+    `${wireFor(ctx, candidate)}|${provider.format}${cacheVariant(provider)}`,
+  );
 }
 
 /**
@@ -66,7 +70,7 @@ export function translateFor(
   let ir: ReturnType<typeof parseRequest> | null = null;
   for (const t of targets) {
     const wire = upstreamFormatFor(ctx.endpoint.format, t.provider.format);
-    const key = `${wire}|${t.provider.format}`;
+    const key = `${wire}|${t.provider.format}${cacheVariant(t.provider)}`;
     if (wire === null || ctx.translated?.has(key)) {
       kept.push(t);
       continue;
@@ -76,7 +80,11 @@ export function translateFor(
         model: ctx.model,
         stream: ctx.stream,
       });
-      const emitted = emitRequest(wire, ir.value, t.provider.format);
+      const emitted = emitRequest(wire, ir.value, t.provider.format, {
+        breakpoints: breakpointsFor(t.provider),
+      });
+      const cacheKey = ir.value.cacheKey === null ? sessionCacheKey(ctx, t.provider) : null;
+      if (cacheKey !== null) emitted.value.prompt_cache_key = cacheKey;
       ctx.translated ??= new Map();
       ctx.translated.set(key, {
         wire,

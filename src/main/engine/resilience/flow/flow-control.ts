@@ -121,6 +121,16 @@ export class FlowControl {
     return this.semaphores.get(conn.id)?.saturated ?? false;
   }
 
+  /** True when the connection's request queue would refuse a new request for being full. */
+  queueFull(provider: string, conn: CatalogConnection): boolean {
+    return this.queues.full(
+      provider,
+      conn.id,
+      conn.options?.rateLimit ?? NO_RATE_LIMIT,
+      this.limits(conn),
+    );
+  }
+
   limits(conn: CatalogConnection): Readonly<QueueLimits> {
     const overrides = conn.options?.rateLimitOverrides;
     return overrides ? resolveLimits(this.queueLimits(), overrides) : this.queueLimits();

@@ -181,6 +181,12 @@ export class RequestQueues {
     return e;
   }
 
+  /** Whether `acquire` would refuse at once for a full queue (counts nothing). */
+  full(provider: string, connection: string, rateLimit: RateLimit, limits: QueueLimits): boolean {
+    const e = this.entry(provider, connection, rateLimit);
+    return !admit(waitingForSlot(e), limits).admit;
+  }
+
   /**
    * The slot of a connection without limits, at once; null when the request must go through
    * `acquire` (limits to wait for, or a refusal to give).

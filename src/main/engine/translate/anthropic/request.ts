@@ -4,6 +4,7 @@ import {
   arr,
   budgetFor,
   emptyRequest,
+  type IrCacheTtl,
   type IrImage,
   type IrMessage,
   type IrPart,
@@ -197,10 +198,18 @@ function unsignedToolTurn(messages: IrMessage[]): boolean {
   return !last.parts.some((p) => p.type === 'reasoning' && p.signature);
 }
 
+function cacheControl(ttl: IrCacheTtl): Json {
+  return ttl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' };
+}
+
 export function emitRequest(ir: IrRequest): Parsed<Json> {
   const dropped: string[] = [];
   const out: Json = { model: ir.model };
-  if (ir.system.length === 1) out.system = ir.system[0];
+  if (ir.systemCache && ir.system.length > 0) {
+    const blocks: Json[] = ir.system.map((text) => ({ type: 'text', text }));
+    blocks.at(-1)!.cache_control = cacheControl(ir.systemCache);
+    out.system = blocks;
+  } else if (ir.system.length === 1) out.system = ir.system[0];
   else if (ir.system.length > 1) out.system = ir.system.map((text) => ({ type: 'text', text }));
 
   let maxTokens = ir.maxTokens ?? DEFAULT_MAX_TOKENS;
@@ -222,7 +231,13 @@ export function emitRequest(ir: IrRequest): Parsed<Json> {
     const content: Json[] = [];
     for (const p of m.parts) {
       if (p.type === 'text') {
-        if (p.text !== '') content.push({ type: 'text', text: p.text });
+        if (p.text !== '') {
+          content.push(
+            p.cache
+              ? { type: 'text', text: p.text, cache_control: cacheControl(p.cache) }
+              : { type: 'text', text: p.text },
+          );
+        }
       } else if (p.type === 'image') content.push(imageBlock(p));
       else if (p.type === 'tool_call') {
         content.push({

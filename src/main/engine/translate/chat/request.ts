@@ -1,6 +1,7 @@
 // OpenAI Chat Completions requests ↔ IR. https://platform.openai.com/docs/api-reference/chat/create
 import {
   arr,
+  cacheMarkOf,
   effortFor,
   emptyRequest,
   type IrImage,
@@ -41,6 +42,8 @@ const KNOWN_REQUEST_KEYS = new Set([
   'user',
   'store',
   'n',
+  'prompt_cache_key',
+  'prompt_cache_retention',
 ]);
 
 /** A message's text (an answer's too); parts other than text and refusals are dropped. */
@@ -62,8 +65,10 @@ function userParts(content: unknown, dropped: string[]): (IrText | IrImage)[] {
   for (const p of arr(content)) {
     const part = obj(p);
     if (!part) continue;
-    if (part.type === 'text') out.push({ type: 'text', text: str(part.text) ?? '' });
-    else if (part.type === 'image_url') {
+    if (part.type === 'text') {
+      const cache = cacheMarkOf(part.cache_control);
+      out.push({ type: 'text', text: str(part.text) ?? '', ...(cache ? { cache } : {}) });
+    } else if (part.type === 'image_url') {
       out.push(imageFromUrl(str(obj(part.image_url)?.url) ?? str(part.image_url) ?? ''));
     } else dropped.push(`${String(part.type)} content`);
   }
@@ -107,6 +112,11 @@ export function parseRequest(body: Json): Parsed<IrRequest> {
       case 'system':
       case 'developer':
         ir.system.push(textParts(msg.content, dropped));
+        // A breakpoint in the system prompt marks its end: the system is one text in the IR.
+        for (const p of arr(msg.content)) {
+          const cache = cacheMarkOf(obj(p)?.cache_control);
+          if (cache) ir.systemCache = cache;
+        }
         break;
       case 'user':
         for (const p of userParts(msg.content, dropped)) pushPart(ir.messages, 'user', p);
@@ -176,6 +186,8 @@ export function parseRequest(body: Json): Parsed<IrRequest> {
   }
   if (num(body.n) !== null && body.n !== 1) dropped.push('n');
   ir.user = str(body.user);
+  ir.cacheKey = str(body.prompt_cache_key);
+  ir.cacheRetention = str(body.prompt_cache_retention);
   return { value: ir, dropped };
 }
 
@@ -250,6 +262,8 @@ export function emitRequest(
     out.response_format = { type: 'json_schema', json_schema: jsonSchemaFields(rf) };
   }
   if (ir.user) out.user = ir.user;
+  if (ir.cacheKey !== null) out.prompt_cache_key = ir.cacheKey;
+  if (ir.cacheRetention !== null) out.prompt_cache_retention = ir.cacheRetention;
   if (ir.stream) {
     out.stream = true;
     out.stream_options = { include_usage: true };

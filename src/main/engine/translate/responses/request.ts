@@ -37,11 +37,13 @@ const KNOWN_REQUEST_KEYS = new Set([
   'reasoning',
   'text',
   'user',
-  // No effect on a translated answer: storage, extra output, caching hints.
+  // Carried to formats that have them (prompt caching); else no effect on a translated answer.
+  'prompt_cache_key',
+  'prompt_cache_retention',
+  // No effect on a translated answer: storage, extra output.
   'store',
   'include',
   'metadata',
-  'prompt_cache_key',
   'safety_identifier',
   'service_tier',
   'truncation',
@@ -178,6 +180,8 @@ export function parseRequest(body: Json): Parsed<IrRequest> {
     };
   }
   ir.user = str(body.user);
+  ir.cacheKey = str(body.prompt_cache_key);
+  ir.cacheRetention = str(body.prompt_cache_retention);
   return { value: ir, dropped };
 }
 
@@ -267,6 +271,8 @@ export function emitRequest(ir: IrRequest): Parsed<Json> {
     out.text = { format: { type: 'json_schema', ...jsonSchemaFields(rf) } };
   }
   if (ir.user) out.user = ir.user;
+  if (ir.cacheKey !== null) out.prompt_cache_key = ir.cacheKey;
+  if (ir.cacheRetention !== null) out.prompt_cache_retention = ir.cacheRetention;
   if (ir.stream) out.stream = true;
   out.store = false;
   return { value: out, dropped };

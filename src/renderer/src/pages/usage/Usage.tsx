@@ -10,6 +10,7 @@ import { useDashboard } from '../../state/store';
 import { downloadCsv } from './csv';
 import { KeysTable } from './KeysTable';
 import { QuotaBars } from './QuotaBars';
+import { SessionCache } from './SessionCache';
 import { type Measure, UsageChart } from './UsageChart';
 
 const RANGES = [
@@ -189,6 +190,7 @@ export function Usage() {
             file="breakwater-top-sessions.csv"
             testId="usage-sessions"
           />
+          <SessionCache lastRequest={lastRequest} />
           <RowsTable
             title="Prompt cache by connection"
             rows={data.connections}

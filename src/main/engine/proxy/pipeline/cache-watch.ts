@@ -1,0 +1,74 @@
+import { type PromptBlocks, promptBlocks } from '../../translate/prompt-blocks';
+import { promptTokens } from '../../usage/usage';
+import { bodyOf, type RequestContext, type RequestStage } from './context';
+import { CONTINUE } from './decision';
+import type { PipelineDeps } from './deps';
+
+const FIVE_MINUTES = 5 * 60_000;
+const HOUR = 60 * 60_000;
+/** OpenAI keeps an in-memory prefix 5 to 10 minutes after its last use. */
+const OPENAI_IN_MEMORY = 10 * 60_000;
+const DAY = 24 * HOUR;
+
+interface Prompt {
+  blocks: PromptBlocks;
+  retention: unknown;
+}
+
+/** The prompt's digests, taken before the body is let go (`committed`) for `after`. */
+const prompts = new WeakMap<RequestContext, Prompt>();
+
+/**
+ * Request stage: a session's prompt is digested block by block before it is sent; once it is
+ * answered, the cache watch learns how much of it the provider read from its cache, and a turn
+ * that read far less than the previous turn cached becomes a `cache.lost` event and a note in
+ * the request log saying why (docs/usage.md). A request without a session costs a branch.
+ */
+export const cacheWatch: RequestStage = {
+  name: 'cache-watch',
+  run(ctx: RequestContext, deps: PipelineDeps) {
+    if (ctx.session === null || !deps.cacheWatch?.enabled() || ctx.endpoint.countTokens) {
+      return CONTINUE;
+    }
+    const body = bodyOf(ctx);
+    prompts.set(ctx, { blocks: promptBlocks(body), retention: body.prompt_cache_retention });
+    return CONTINUE;
+  },
+  after(ctx: RequestContext, deps: PipelineDeps) {
+    const prompt = prompts.get(ctx);
+    const served = ctx.served;
+    const session = ctx.session;
+    if (!prompt || !served || session === null || ctx.status < 200 || ctx.status >= 300) return;
+    const total = promptTokens(ctx.usage);
+    if (!total) return;
+    const anthropic = served.target.provider.format === 'anthropic';
+    const longer = prompt.retention === '24h';
+    const loss = deps.cacheWatch!.watch.note(
+      session,
+      {
+        at: ctx.started,
+        model: ctx.model,
+        connection: served.connection.id,
+        target: served.target.label,
+        promptTokens: total,
+        readTokens: ctx.usage.cachedTokens ?? 0,
+        writeTokens: ctx.usage.cacheWriteTokens ?? 0,
+        blocks: prompt.blocks.digests,
+        ttlMs: anthropic
+          ? longer || prompt.blocks.hourTtl
+            ? HOUR
+            : FIVE_MINUTES
+          : longer
+            ? DAY
+            : OPENAI_IN_MEMORY,
+        moved: ctx.cacheMove ?? null,
+      },
+      ctx.now(),
+    );
+    if (!loss) return;
+    ctx.steps.push(
+      `cache lost: ${loss.detail} (read ${loss.readTokens} of ${loss.expectedTokens} cached tokens)`,
+    );
+    deps.cacheWatch!.lost(loss);
+  },
+};
