@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { BoundedMaps } from '../../src/main/engine/bounded-map';
-import { DIGEST_BYTES, promptBlocks } from '../../src/main/engine/translate/prompt-blocks';
+import {
+  DIGEST_BYTES,
+  type PromptBlocks,
+  promptBlocks,
+} from '../../src/main/engine/translate/prompt-blocks';
 import {
   type CacheTurnInput,
   CacheWatch,
@@ -134,9 +138,16 @@ describe('cache loss made visible: a turn reading under half of what the previou
   });
 });
 
+/** The digests of a body as an SDK sends it (compact JSON). */
+function blocksOf(body: unknown): PromptBlocks {
+  const b = promptBlocks(Buffer.from(JSON.stringify(body)));
+  if (!b) throw new Error('not an object');
+  return b;
+}
+
 describe('prompt blocks: tools, system, each turn; breakpoints do not count', () => {
   it('moving a breakpoint changes no digest; changing the system prompt changes its own', () => {
-    const a = promptBlocks({
+    const a = blocksOf({
       system: [{ type: 'text', text: 'sys', cache_control: { type: 'ephemeral' } }],
       messages: [
         {
@@ -145,29 +156,61 @@ describe('prompt blocks: tools, system, each turn; breakpoints do not count', ()
         },
       ],
     });
-    const b = promptBlocks({
+    const b = blocksOf({
       system: [{ type: 'text', text: 'sys' }],
       messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
     });
     expect(a.digests).toEqual(b.digests);
     expect(a.hourTtl).toBe(true);
     expect(b.hourTtl).toBe(false);
-    const c = promptBlocks({ system: 'other', messages: [{ role: 'user', content: 'hi' }] });
+    const c = blocksOf({ system: 'other', messages: [{ role: 'user', content: 'hi' }] });
     expect(c.digests.subarray(6, 12).equals(b.digests.subarray(6, 12))).toBe(false);
     expect(c.digests.subarray(12).equals(b.digests.subarray(12))).toBe(false);
   });
 
   it('a history longer than 1 024 blocks is digested on its first blocks only', () => {
     const messages = Array.from({ length: 5000 }, (_, i) => ({ role: 'user', content: `m${i}` }));
-    expect(promptBlocks({ messages }).digests.length).toBe(1024 * DIGEST_BYTES);
+    expect(blocksOf({ messages }).digests.length).toBe(1024 * DIGEST_BYTES);
   });
 
   it('Responses input as a string, Gemini contents, garbage: no throw', () => {
-    expect(promptBlocks({ input: 'hi', instructions: 'x' }).digests.length / DIGEST_BYTES).toBe(3);
-    const gemini = promptBlocks({ contents: [{ parts: [] }], systemInstruction: {} });
+    expect(blocksOf({ input: 'hi', instructions: 'x' }).digests.length / DIGEST_BYTES).toBe(3);
+    const gemini = blocksOf({ contents: [{ parts: [] }], systemInstruction: {} });
     expect(gemini.digests.length / DIGEST_BYTES).toBe(3);
-    expect(promptBlocks({ messages: null, tools: 5 } as never).digests.length / DIGEST_BYTES).toBe(
-      2,
+    expect(blocksOf({ messages: null, tools: 5 }).digests.length / DIGEST_BYTES).toBe(2);
+  });
+});
+
+describe('prompt blocks from the bytes', () => {
+  it('refuses what is not a JSON object, and a truncated one', () => {
+    for (const text of ['', 'null', '[1]', '"x"', '{"messages":[{"role":"user"', 'garbage'])
+      expect(promptBlocks(Buffer.from(text))).toBeNull();
+  });
+
+  it('reads the last of a repeated member and its escaped spelling, as JSON.parse does', () => {
+    const plain = blocksOf({ system: 'b', messages: [{ role: 'user', content: 'hi' }] });
+    const twice = promptBlocks(
+      Buffer.from('{"system":"a","messages":[{"role":"user","content":"hi"}],"syst\\u0065m":"b"}'),
     );
+    expect(twice?.digests).toEqual(plain.digests);
+  });
+
+  it('a block is the same digest whatever its neighbours; the prompt_cache_retention is read', () => {
+    const m = { role: 'user', content: 'same' };
+    const a = blocksOf({ messages: [m, { role: 'assistant', content: 'x' }] });
+    const b = blocksOf({
+      prompt_cache_retention: '24h',
+      messages: [m, { role: 'user', content: 'y' }],
+    });
+    expect(a.digests.subarray(12, 18)).toEqual(b.digests.subarray(12, 18));
+    expect(a.digests.subarray(18)).not.toEqual(b.digests.subarray(18));
+    expect(b.retention).toBe('24h');
+    expect(a.retention).toBeUndefined();
+  });
+
+  it('deeply nested and large turns: no throw, one digest each', () => {
+    const deep = `${'['.repeat(100_000)}"leaf"${']'.repeat(100_000)}`;
+    const text = `{"messages":[${deep},{"role":"user","content":"${'x'.repeat(2_000_000)}"}]}`;
+    expect(promptBlocks(Buffer.from(text))?.digests.length).toBe(4 * DIGEST_BYTES);
   });
 });

@@ -78,6 +78,31 @@ function valueEnd(b: Buffer, i: number): number {
   return j > i ? j : -1;
 }
 
+/**
+ * Calls `visit` with the range of each element of the array that opens at `start`, in order,
+ * until it returns false. False when the array is malformed.
+ */
+export function forEachElement(
+  b: Buffer,
+  start: number,
+  visit: (elementStart: number, elementEnd: number) => boolean,
+): boolean {
+  if (b[start] !== LBRACKET) return false;
+  let i = skipWs(b, start + 1);
+  if (b[i] === RBRACKET) return true;
+  for (;;) {
+    const end = valueEnd(b, i);
+    if (end < 0) return false;
+    if (!visit(i, end)) return true;
+    i = skipWs(b, end);
+    if (b[i] === COMMA) {
+      i = skipWs(b, i + 1);
+      continue;
+    }
+    return b[i] === RBRACKET;
+  }
+}
+
 /** Whether [start, end) holds a backslash; a short range, so no native call (it would scan on). */
 function hasBackslash(b: Buffer, start: number, end: number): boolean {
   for (let i = start; i < end; i++) if (b[i] === BACKSLASH) return true;

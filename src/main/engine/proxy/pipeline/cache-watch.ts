@@ -1,6 +1,6 @@
 import { type PromptBlocks, promptBlocks } from '../../translate/prompt-blocks';
 import { promptTokens } from '../../usage/usage';
-import { bodyOf, type RequestContext, type RequestStage } from './context';
+import type { RequestContext, RequestStage } from './context';
 import { CONTINUE } from './decision';
 import type { PipelineDeps } from './deps';
 
@@ -30,8 +30,8 @@ export const cacheWatch: RequestStage = {
     if (ctx.session === null || !deps.cacheWatch?.enabled() || ctx.endpoint.countTokens) {
       return CONTINUE;
     }
-    const body = bodyOf(ctx);
-    prompts.set(ctx, { blocks: promptBlocks(body), retention: body.prompt_cache_retention });
+    const blocks = promptBlocks(ctx.raw);
+    if (blocks) prompts.set(ctx, { blocks, retention: blocks.retention });
     return CONTINUE;
   },
   after(ctx: RequestContext, deps: PipelineDeps) {
