@@ -40,6 +40,8 @@ export class GeminiStreamWriter implements StreamWriter {
       case 'usage':
         mergeIrUsage(this.usage, ev.usage);
         return '';
+      case 'web_search':
+        return '';
       case 'stop':
         this.stop ??= ev.stop;
         return '';
