@@ -3,6 +3,7 @@ import { pipelineSettings, shapeSettings } from '../proxy/pipeline/settings';
 import { FairShare } from '../routing/fair-share';
 import { RoutingSignals } from '../routing/signals';
 import { createUiHandler } from '../ui/static';
+import { resolveBackend, WebSearchService } from '../websearch/service';
 import type { EngineParts } from './parts';
 
 export interface PipelineInputs {
@@ -72,5 +73,8 @@ export function buildPipeline(parts: EngineParts, inputs: PipelineInputs): Pipel
       maxBytes: s.number('requestLog.captureMaxBytes'),
     })),
     leases: parts.leases,
+    webSearch: new WebSearchService(() => resolveBackend(parts.store.webSearch.get(), parts.env)),
+    webSearchUnavailable: (backend, cause) =>
+      events.emit({ type: 'websearch.unavailable', at: clock.now(), backend, cause }),
   };
 }

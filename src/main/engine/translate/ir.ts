@@ -135,7 +135,10 @@ export interface IrWebSearch {
   id: string;
   query: string;
   results: IrSearchResult[];
-  error: { code: 'unavailable' | 'max_uses_exceeded' | 'invalid_tool_input'; message: string } | null;
+  error: {
+    code: 'unavailable' | 'max_uses_exceeded' | 'invalid_tool_input';
+    message: string;
+  } | null;
 }
 
 export interface IrResponse {

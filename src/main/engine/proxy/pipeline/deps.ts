@@ -23,6 +23,7 @@ import type { UpstreamPools } from '../../upstream/pools';
 import type { PriceOf, UsageSample } from '../../usage/accounting';
 import type { BudgetDecision, Hold } from '../../usage/budget';
 import type { BudgetReservation } from '../../usage/budgets';
+import type { WebSearchService } from '../../websearch/service';
 import type { CaptureSettings, StoredCapture } from './capture-held';
 
 /** What the front door needs: who may call, how much they may send, whether to serve at all. */
@@ -109,6 +110,10 @@ export interface PipelineDeps extends FrontDoorDeps {
   shape?: ShapeDeps;
   /** Which requests keep their attempts' bodies (`requestLog.captureBodies`), and how much. */
   capture?(): Readonly<CaptureSettings>;
+  /** The search backend the gateway runs a search tool on for providers without one (web-search.ts). */
+  webSearch?: WebSearchService;
+  /** A search the gateway ran could not run: for the event stream. */
+  webSearchUnavailable?(backend: string | null, cause: string): void;
 }
 
 export interface ShapeDeps {

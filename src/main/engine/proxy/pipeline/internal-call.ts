@@ -28,7 +28,7 @@ export interface InternalRequest {
 }
 
 export type InternalAnswer =
-  | { ok: true; label: string; text: string }
+  | { ok: true; label: string; text: string; response: IrResponse }
   | {
       ok: false;
       label: string;
@@ -114,7 +114,8 @@ function answerOf(child: RequestContext, text: string, label: string): InternalA
     body = null;
   }
   if (child.status >= 200 && child.status < 300 && body !== null && typeof body === 'object') {
-    return { ok: true, label, text: answerText(parseResponse('openai-chat', body as never)) };
+    const response = parseResponse('openai-chat', body as never);
+    return { ok: true, label, text: answerText(response), response };
   }
   // The attempts' own steps name the connection and the cause ("b/m@b-1 failed (HTTP 500, …)").
   const failed = child.steps.filter((s) => / (failed|skipped) \(/.test(s));
