@@ -11,6 +11,7 @@ import type {
   RequestLogEntry,
   SessionSummary,
 } from '../../../shared/contract';
+
 import { ValidationError } from '../config/validate';
 import type { Logger } from '../logger';
 import type { ShapeRepairs } from '../resilience/shape';
@@ -18,6 +19,7 @@ import { VERSION } from '../version';
 import { AddressError } from '../wire/address-error';
 import { BodyAbortedError, BodyTooLargeError } from '../wire/body';
 import { type AdminService, ConflictError, NotFoundError } from './service';
+import type { WebSearchAdmin } from './web-search';
 
 export interface AdminOperations {
   service: AdminService;
@@ -40,6 +42,8 @@ export interface AdminOperations {
   replay?(id: number, target: string | null): Promise<ReplayResult>;
   /** An agent session's turns so far (`GET /api/sessions/{id}`); null when it made none. */
   session?(id: string): SessionSummary | null;
+  /** The web search backend (`/api/web-search`). */
+  webSearch?: WebSearchAdmin;
 }
 
 /** An admin failure as the client sees it: HTTP status, `error.code`, message, field. */

@@ -1,6 +1,7 @@
 import type { KeyOperations } from '../admin/keys';
 import type { AdminOperations } from '../admin/operations';
 import { AdminService } from '../admin/service';
+import { webSearchAdmin } from '../admin/web-search';
 import type { ListenInfo } from '../proxy/binding';
 import type { PipelineDeps } from '../proxy/pipeline/index';
 import type { EngineParts } from './parts';
@@ -48,5 +49,11 @@ export function buildAdmin(parts: EngineParts, inputs: AdminInputs): AdminParts 
     replay: (id, target) => replayLogged(parts, inputs.pipeline, id, target),
     session: (id) => parts.sessions.summary(id, (c) => parts.quotas.get(c)),
     accounts: { keys: parts.keyRing, usage: parts.usage, now: () => clock.now() },
+    webSearch: webSearchAdmin(
+      parts.store.webSearch,
+      parts.env,
+      (e) => parts.events.emit(e),
+      () => clock.now(),
+    ),
   };
 }

@@ -3,7 +3,7 @@ import { pipelineSettings, shapeSettings } from '../proxy/pipeline/settings';
 import { FairShare } from '../routing/fair-share';
 import { RoutingSignals } from '../routing/signals';
 import { createUiHandler } from '../ui/static';
-import { resolveBackend, WebSearchService } from '../websearch/service';
+import { resolveBackend, searchTimeoutMs, WebSearchService } from '../websearch/service';
 import type { EngineParts } from './parts';
 
 export interface PipelineInputs {
@@ -73,7 +73,10 @@ export function buildPipeline(parts: EngineParts, inputs: PipelineInputs): Pipel
       maxBytes: s.number('requestLog.captureMaxBytes'),
     })),
     leases: parts.leases,
-    webSearch: new WebSearchService(() => resolveBackend(parts.store.webSearch.get(), parts.env)),
+    webSearch: new WebSearchService(
+      () => resolveBackend(parts.store.webSearch.get(), parts.env),
+      searchTimeoutMs(parts.env),
+    ),
     webSearchUnavailable: (backend, cause) =>
       events.emit({ type: 'websearch.unavailable', at: clock.now(), backend, cause }),
   };

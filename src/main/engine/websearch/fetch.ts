@@ -38,6 +38,8 @@ export async function fetchBackend(
       headersTimeout: limits.timeoutMs,
       bodyTimeout: limits.timeoutMs,
     });
+    // Destroying the body below makes it emit an abort error nobody else waits for.
+    res.body.on('error', () => {});
     if (res.statusCode < 200 || res.statusCode >= 300) {
       res.body.destroy();
       return { ok: false, reason: `${name} answered HTTP ${res.statusCode}` };

@@ -18,6 +18,14 @@ const DEFAULT_URL: Record<WebSearchBackend, string | null> = {
 const MAX_ANSWER_BYTES = 2 * 1024 * 1024;
 export const DEFAULT_SEARCH_TIMEOUT_MS = 15_000;
 
+/** `BREAKWATER_WEB_SEARCH_TIMEOUT_MS`, clamped to 100 ms-2 min; the default otherwise. */
+export function searchTimeoutMs(env: NodeJS.ProcessEnv): number {
+  const v = Number(env.BREAKWATER_WEB_SEARCH_TIMEOUT_MS);
+  return Number.isFinite(v) && v > 0
+    ? Math.min(120_000, Math.max(100, v))
+    : DEFAULT_SEARCH_TIMEOUT_MS;
+}
+
 /** The stored config with its key opened (the caller did), resolved against the environment. */
 export function resolveBackend(
   config: WebSearchConfig | null,
