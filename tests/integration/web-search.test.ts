@@ -4,7 +4,13 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { BreakwaterConfig } from '../../src/shared/contract';
 import { FAKE_RESULTS, type FakeSearch, startFakeSearch } from '../support/fake-search';
 import type { FakeUpstream } from '../support/fake-upstream';
-import { ANTHROPIC_KEY, OPENAI_KEY, startGateway, type TestGateway } from '../support/gateway';
+import {
+  ANTHROPIC_KEY,
+  eventually,
+  OPENAI_KEY,
+  startGateway,
+  type TestGateway,
+} from '../support/gateway';
 
 const SEARCH_KEY = 'bsk-test-search-key-0123456789';
 
@@ -19,6 +25,14 @@ function config(primary: FakeUpstream, search: FakeSearch): BreakwaterConfig {
         authClass: 'api_key',
         connections: [{ id: 'oc-1', apiKey: OPENAI_KEY }],
         models: ['chat-model'],
+      },
+      {
+        id: 'oa',
+        format: 'openai',
+        baseUrl: `${primary.url}/v1`,
+        authClass: 'api_key',
+        connections: [{ id: 'oa-1', apiKey: OPENAI_KEY }],
+        models: ['gpt-test'],
       },
       {
         id: 'an',
@@ -123,6 +137,33 @@ describe('Anthropic server tool on a Chat provider: the gateway searches', () =>
     secondCallCarriedResults();
   });
 
+  it("the request's log row says what was searched; each model call has its own row", async () => {
+    gw.engine.flushLog();
+    const before = (await (await gw.admin('/api/logs?limit=1')).json()) as { id: number }[];
+    scriptOneSearch();
+    await anthropic.messages.create({
+      model: 'claude-sonnet-4-5',
+      max_tokens: 300,
+      messages: ASK,
+      tools: [SERVER_TOOL],
+    });
+    type Row = { id: number; decision: string | null; status: number; inputTokens: number | null };
+    let rows: Row[] = [];
+    await eventually(async () => {
+      gw.engine.flushLog();
+      const all = (await (await gw.admin('/api/logs?limit=10')).json()) as Row[];
+      rows = all.filter((r) => r.id > (before[0]?.id ?? 0));
+      return rows.length === 3;
+    });
+    const client = rows.find((r) => r.decision?.includes('web search by the gateway'));
+    expect(client?.decision).toContain('web search by the gateway (searxng): 1 of 1 searches ran');
+    expect(client?.status).toBe(200);
+    expect(client?.inputTokens).toBe(0);
+    const turns = rows.filter((r) => /web search turn \d/.test(r.decision ?? ''));
+    expect(turns).toHaveLength(2);
+    for (const t of turns) expect(t.inputTokens).toBeGreaterThan(0);
+  });
+
   it('streams the same blocks in order, assembled by the SDK', async () => {
     scriptOneSearch();
     const stream = anthropic.messages.stream({
@@ -152,6 +193,8 @@ describe('Anthropic server tool on a Chat provider: the gateway searches', () =>
   it('tells the model in one sentence when the backend is down, and says so in the log', async () => {
     search.script({ status: 503, body: { error: `down ${SEARCH_KEY}` } });
     scriptOneSearch();
+    const events: { type: string; cause?: string }[] = [];
+    const off = gw.engine.onEvent((e) => events.push(e as never));
     const msg = await anthropic.messages.create({
       model: 'claude-sonnet-4-5',
       max_tokens: 300,
@@ -168,6 +211,10 @@ describe('Anthropic server tool on a Chat provider: the gateway searches', () =>
     const tool = calls[1]!.body.messages.find((m: { role: string }) => m.role === 'tool');
     expect(tool.content).toMatch(/(^|: )web search is unavailable: searxng answered HTTP 503\.$/);
     expect(gw.log.lines.some((l) => l.includes('searxng answered HTTP 503'))).toBe(true);
+    off();
+    expect(events.find((e) => e.type === 'websearch.unavailable')?.cause).toBe(
+      'web search is unavailable: searxng answered HTTP 503.',
+    );
   });
 
   it('with no backend, the tool result says none is configured', async () => {
@@ -249,6 +296,19 @@ describe('Responses web_search on a Chat provider: the gateway searches', () => 
     );
     expect(r.output.map((o) => o.type)).toEqual(['web_search_call', 'message']);
     expect(r.output_text).toContain('LLM gateway');
+  });
+});
+
+describe('native providers run the tool themselves', () => {
+  it('an OpenAI (Responses) provider gets web_search unchanged', async () => {
+    await openai.responses.create({
+      model: 'oa/gpt-test',
+      input: 'What is Breakwater?',
+      tools: [{ type: 'web_search' }],
+    });
+    const sent = gw.primary.requests.find((r) => r.path.includes('/responses'));
+    expect(sent!.body.tools).toEqual([{ type: 'web_search' }]);
+    expect(search.requests).toHaveLength(0);
   });
 });
 

@@ -28,7 +28,14 @@ export interface InternalRequest {
 }
 
 export type InternalAnswer =
-  | { ok: true; label: string; text: string; response: IrResponse }
+  | {
+      ok: true;
+      label: string;
+      text: string;
+      response: IrResponse;
+      /** The candidate that answered. */
+      served: Candidate | null;
+    }
   | {
       ok: false;
       label: string;
@@ -115,7 +122,7 @@ function answerOf(child: RequestContext, text: string, label: string): InternalA
   }
   if (child.status >= 200 && child.status < 300 && body !== null && typeof body === 'object') {
     const response = parseResponse('openai-chat', body as never);
-    return { ok: true, label, text: answerText(response), response };
+    return { ok: true, label, text: answerText(response), response, served: child.served };
   }
   // The attempts' own steps name the connection and the cause ("b/m@b-1 failed (HTTP 500, …)").
   const failed = child.steps.filter((s) => / (failed|skipped) \(/.test(s));

@@ -14,6 +14,7 @@ import { emulateSearch } from '../../websearch/emulate';
 import { withSearches } from '../../websearch/render';
 import type { SearchAsk } from '../../websearch/service';
 import type { SearchOutcome } from '../../websearch/types';
+import type { Usage } from '../../usage/usage';
 import type { GatewayError } from '../../wire/client-errors';
 import { headerValue } from '../../wire/header-value';
 import type { AttemptStage } from './attempt';
@@ -71,7 +72,9 @@ async function serve(
         budgetEnd: ctx.started + deps.failoverBudgetMs(),
         ir,
       });
-      return a.ok ? { ok: true, response: a.response } : { ok: false, error: a.error };
+      if (!a.ok) return { ok: false, error: a.error };
+      ctx.served = a.served;
+      return { ok: true, response: a.response };
     },
     search: (ask) => runSearch(ctx, deps, ask, gone.signal),
     searched: (s) => out.searched(s),
@@ -90,10 +93,20 @@ async function serve(
     markClientAbort(ctx);
     return ANSWERED;
   }
+  // Each model call counted its tokens in its own row: this one adds none (and estimates none).
+  ctx.usage = { ...ZERO_USAGE };
   if (!emulated.ok) return out.fail(emulated.error as GatewayError);
   out.finish(emulated.final, searches);
   return ANSWERED;
 }
+
+const ZERO_USAGE: Usage = {
+  inputTokens: 0,
+  outputTokens: 0,
+  cachedTokens: 0,
+  cacheWriteTokens: 0,
+  reasoningTokens: 0,
+};
 
 async function runSearch(
   ctx: RequestContext,
