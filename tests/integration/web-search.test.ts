@@ -43,7 +43,10 @@ function config(primary: FakeUpstream, search: FakeSearch): BreakwaterConfig {
         models: ['claude-test'],
       },
     ],
-    combos: [{ name: 'claude-sonnet-4-5', strategy: 'priority', targets: ['oc/chat-model'] }],
+    combos: [
+      { name: 'claude-sonnet-4-5', strategy: 'priority', targets: ['oc/chat-model'] },
+      { name: 'gemini-2.5-flash', strategy: 'priority', targets: ['oc/chat-model'] },
+    ],
     webSearch: { backend: 'searxng', url: search.url },
   };
 }
@@ -296,6 +299,47 @@ describe('Responses web_search on a Chat provider: the gateway searches', () => 
     );
     expect(r.output.map((o) => o.type)).toEqual(['web_search_call', 'message']);
     expect(r.output_text).toContain('LLM gateway');
+  });
+});
+
+describe('Gemini googleSearch on a Chat provider: the gateway searches', () => {
+  const ask = {
+    contents: [{ role: 'user', parts: [{ text: 'What is Breakwater?' }] }],
+    tools: [{ googleSearch: {} }],
+  };
+  const generate = (method: string) =>
+    fetch(`${gw.url}/v1beta/models/gemini-2.5-flash:${method}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(ask),
+    });
+
+  it('the answer carries grounding metadata with the queries and the pages', async () => {
+    scriptOneSearch();
+    const res = await generate('generateContent');
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body.candidates[0].content.parts[0].text).toContain('LLM gateway');
+    expect(body.candidates[0].groundingMetadata).toEqual({
+      webSearchQueries: ['breakwater gateway'],
+      groundingChunks: FAKE_RESULTS.map((r) => ({ web: { uri: r.url, title: r.title } })),
+    });
+    secondCallCarriedResults();
+  });
+
+  it('streamed, the last chunk carries it', async () => {
+    scriptOneSearch();
+    const text = await (await generate('streamGenerateContent?alt=sse')).text();
+    const chunks = text
+      .split('\n\n')
+      .filter((c) => c.startsWith('data: '))
+      .map((c) => JSON.parse(c.slice(6)));
+    const last = chunks.at(-1);
+    expect(last.candidates[0].finishReason).toBe('STOP');
+    expect(last.candidates[0].groundingMetadata.webSearchQueries).toEqual(['breakwater gateway']);
+    expect(chunks.map((c) => c.candidates[0].content.parts[0]?.text ?? '').join('')).toContain(
+      'LLM gateway',
+    );
   });
 });
 

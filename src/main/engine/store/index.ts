@@ -119,6 +119,6 @@ export type { ResilienceChanges, ResilienceRepo } from './resilience';
 export type { SecretCodec } from './secret-codec';
 export type { SessionPin, SessionPinRepo } from './session-pins';
 export type { SettingsRepo } from './settings';
-export type { WebSearchRepo } from './web-search';
 export type { SubscriptionRepo, SubscriptionRow } from './subscription';
 export type { SessionTotals, UsageBucket, UsageDims, UsageRollupRepo } from './usage-rollups';
+export type { WebSearchRepo } from './web-search';

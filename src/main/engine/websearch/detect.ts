@@ -20,7 +20,23 @@ const ANTHROPIC_TOOL = /^web_search_\d{8}$/;
 const RESPONSES_TOOL = /^web_search(_preview)?(_\d{4}_\d{2}_\d{2})?$/;
 
 /** Bytes every request with a search tool contains: a scan for them is the off path's whole cost. */
-export const SEARCH_MARK = Buffer.from('web_search');
+const SEARCH_MARK = Buffer.from('web_search');
+const GEMINI_MARKS = [Buffer.from('googleSearch'), Buffer.from('google_search')];
+
+/** Whether the body may name a search tool (a byte scan, no allocation): only then is it read. */
+export function maySearch(format: ClientFormat, raw: Buffer): boolean {
+  return format === 'gemini'
+    ? GEMINI_MARKS.some((m) => raw.includes(m))
+    : raw.includes(SEARCH_MARK);
+}
+
+/** Gemini's search grounding tools, either spelling. */
+const GEMINI_KEYS = [
+  'googleSearch',
+  'google_search',
+  'googleSearchRetrieval',
+  'google_search_retrieval',
+];
 
 function domains(v: unknown): string[] {
   return arr(v)
@@ -38,6 +54,9 @@ function maxUses(v: unknown): number {
 export function searchToolOf(format: ClientFormat, body: Json): SearchTool | null {
   for (const t of arr(body.tools)) {
     const tool = obj(t);
+    if (format === 'gemini' && tool && GEMINI_KEYS.some((k) => tool[k] !== undefined)) {
+      return { maxUses: DEFAULT_MAX_USES, allowedDomains: [], blockedDomains: [] };
+    }
     if (!tool || typeof tool.type !== 'string') continue;
     if (format === 'anthropic' && ANTHROPIC_TOOL.test(tool.type)) {
       return {
@@ -61,6 +80,7 @@ export function searchToolOf(format: ClientFormat, body: Json): SearchTool | nul
 export function runsNatively(client: ClientFormat, provider: ProviderFormat): boolean {
   return (
     (client === 'anthropic' && provider === 'anthropic') ||
-    (client === 'openai-responses' && provider === 'openai')
+    (client === 'openai-responses' && provider === 'openai') ||
+    (client === 'gemini' && provider === 'gemini')
   );
 }

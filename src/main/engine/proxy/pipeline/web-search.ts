@@ -9,12 +9,12 @@ import {
 } from '../../translate';
 import type { IrRequest, IrResponse, IrWebSearch, StreamWriter } from '../../translate/ir';
 import { responseEvents } from '../../translate/stream';
-import { runsNatively, SEARCH_MARK, type SearchTool, searchToolOf } from '../../websearch/detect';
+import type { Usage } from '../../usage/usage';
+import { maySearch, runsNatively, type SearchTool, searchToolOf } from '../../websearch/detect';
 import { emulateSearch } from '../../websearch/emulate';
 import { withSearches } from '../../websearch/render';
 import type { SearchAsk } from '../../websearch/service';
 import type { SearchOutcome } from '../../websearch/types';
-import type { Usage } from '../../usage/usage';
 import type { GatewayError } from '../../wire/client-errors';
 import { headerValue } from '../../wire/header-value';
 import type { AttemptStage } from './attempt';
@@ -25,7 +25,8 @@ import { internalCall } from './internal-call';
 
 /**
  * Request stage, after orchestrate and before dispatch: a request whose search tool the target
- * cannot run (Anthropic's `web_search_20250305` or Responses' `web_search` on another provider)
+ * cannot run (Anthropic's `web_search_20250305`, Responses' `web_search` or Gemini's
+ * `googleSearch`, on a provider of another format)
  * is served by the gateway's own search loop (websearch/emulate.ts): the model's calls are
  * internal calls through the dispatch, the searches run on the configured backend, and the
  * answer is written here in the client's format, the searches in front of it. A request without
@@ -36,8 +37,8 @@ export function webSearch(stages: readonly AttemptStage[]): RequestStage {
     name: 'webSearch',
     run(ctx: RequestContext, deps: PipelineDeps): Decision | Promise<Decision> {
       const format = ctx.endpoint.format;
-      if (format !== 'anthropic' && format !== 'openai-responses') return CONTINUE;
-      if (ctx.endpoint.countTokens || !ctx.raw.includes(SEARCH_MARK)) return CONTINUE;
+      if (format === 'openai-chat') return CONTINUE;
+      if (ctx.endpoint.countTokens || !maySearch(format, ctx.raw)) return CONTINUE;
       const first = ctx.candidates[0];
       if (!first || runsNatively(format, first.target.provider.format)) return CONTINUE;
       const tool = searchToolOf(format, bodyOf(ctx));
@@ -54,7 +55,11 @@ async function serve(
 ): Promise<Decision> {
   const format = ctx.endpoint.format;
   const body = bodyOf(ctx);
-  const parsed = parseRequest(format, body, { model: ctx.model, stream: ctx.stream });
+  const parsed = parseRequest(
+    format,
+    body,
+    ctx.endpoint.gemini ?? { model: ctx.model, stream: ctx.stream },
+  );
   const out = new SearchAnswer(ctx, parsed.value, body);
   const backend = deps.webSearch?.backendName() ?? null;
   const gone = new AbortController();
@@ -200,7 +205,8 @@ class SearchAnswer {
 
 function messageId(ctx: RequestContext): string {
   const hex = randomBytes(12).toString('hex');
-  return ctx.endpoint.format === 'anthropic' ? `msg_${hex}` : `resp_${hex}`;
+  const format = ctx.endpoint.format;
+  return format === 'anthropic' ? `msg_${hex}` : format === 'gemini' ? hex : `resp_${hex}`;
 }
 
 function head(ctx: RequestContext, res: ServerResponse, type: string): void {
