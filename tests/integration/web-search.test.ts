@@ -167,6 +167,34 @@ describe('Anthropic server tool on a Chat provider: the gateway searches', () =>
     for (const t of turns) expect(t.inputTokens).toBeGreaterThan(0);
   });
 
+  it('a later turn sends the earlier search blocks back: the Chat provider reads them as text', async () => {
+    scriptOneSearch();
+    const first = await anthropic.messages.create({
+      model: 'claude-sonnet-4-5',
+      max_tokens: 300,
+      messages: ASK,
+      tools: [SERVER_TOOL],
+    });
+    gw.primary.reset();
+    await anthropic.messages.create({
+      model: 'claude-sonnet-4-5',
+      max_tokens: 300,
+      messages: [
+        ...ASK,
+        { role: 'assistant', content: first.content },
+        { role: 'user', content: 'Thanks. Who makes it?' },
+      ],
+    });
+    const sent = gw.primary.requests[0]!.body;
+    const assistant = sent.messages.find((m: { role: string }) => m.role === 'assistant');
+    const text = JSON.stringify(assistant.content);
+    expect(text).toContain('[searched the web for: breakwater gateway]');
+    expect(text).toContain(FAKE_RESULTS[0]!.url);
+    expect(text).toContain(FAKE_RESULTS[0]!.snippet);
+    expect(text).toContain('LLM gateway');
+    expect(search.requests).toHaveLength(1);
+  });
+
   it('streams the same blocks in order, assembled by the SDK', async () => {
     scriptOneSearch();
     const stream = anthropic.messages.stream({
