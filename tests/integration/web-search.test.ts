@@ -221,6 +221,47 @@ describe('Anthropic server tool on a Chat provider: the gateway searches', () =>
     secondCallCarriedResults();
   });
 
+  it('a model call failing after a search ends the stream with an error event, the search before it', async () => {
+    gw.primary.script(
+      { toolCalls: [{ id: 'call_s1', name: 'web_search', arguments: { query: 'q' } }] },
+      { status: 400, body: { error: { message: 'bad request', type: 'invalid_request_error' } } },
+    );
+    const res = await fetch(`${gw.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({
+        model: 'claude-sonnet-4-5',
+        max_tokens: 100,
+        stream: true,
+        messages: ASK,
+        tools: [SERVER_TOOL],
+      }),
+    });
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    const events = [...text.matchAll(/^event: (.+)$/gm)].map((m) => m[1]);
+    expect(events.slice(0, 2)).toEqual(['message_start', 'content_block_start']);
+    expect(text).toContain('"type":"web_search_tool_result"');
+    expect(events.at(-1)).toBe('error');
+    expect(events).not.toContain('message_stop');
+  });
+
+  it('a model call failing before any search answers with the error, in the format', async () => {
+    gw.primary.script({
+      status: 400,
+      body: { error: { message: 'bad request', type: 'invalid_request_error' } },
+    });
+    await expect(
+      anthropic.messages.create({
+        model: 'claude-sonnet-4-5',
+        max_tokens: 100,
+        messages: ASK,
+        tools: [SERVER_TOOL],
+      }),
+    ).rejects.toMatchObject({ status: 400 });
+    expect(search.requests).toHaveLength(0);
+  });
+
   it('tells the model in one sentence when the backend is down, and says so in the log', async () => {
     search.script({ status: 503, body: { error: `down ${SEARCH_KEY}` } });
     scriptOneSearch();

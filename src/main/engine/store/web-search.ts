@@ -1,6 +1,7 @@
 // The web search backend (`webSearch`), kept as one settings row; its key is sealed like a
 // connection's. Read once and kept in memory: searches read it, saves replace it.
 import type { WebSearchConfig } from '../../../shared/contract';
+import { validateWebSearch } from '../../../shared/schema/web-search';
 import { openSecret, type SecretCodec, sealSecret } from './secret-codec';
 import type { SettingsRepo } from './settings';
 
@@ -19,10 +20,15 @@ export function createWebSearchRepo(
 ): WebSearchRepo {
   let cached: WebSearchConfig | null | undefined;
   const read = (): WebSearchConfig | null => {
-    const stored = settings.get(KEY) as (WebSearchConfig & { apiKey?: string }) | undefined;
-    if (!stored || typeof stored !== 'object' || typeof stored.backend !== 'string') return null;
+    let stored: WebSearchConfig;
+    try {
+      // Written validated; a row edited by hand is checked the same way, not trusted.
+      stored = validateWebSearch(settings.get(KEY), KEY);
+    } catch {
+      return null;
+    }
     const { apiKey, ...rest } = stored;
-    const opened = typeof apiKey === 'string' ? openSecret(apiKey, codec, onSecretError) : null;
+    const opened = apiKey === undefined ? null : openSecret(apiKey, codec, onSecretError);
     return opened === null ? rest : { ...rest, apiKey: opened };
   };
   return {

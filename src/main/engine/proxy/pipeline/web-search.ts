@@ -37,10 +37,10 @@ export function webSearch(stages: readonly AttemptStage[]): RequestStage {
     name: 'webSearch',
     run(ctx: RequestContext, deps: PipelineDeps): Decision | Promise<Decision> {
       const format = ctx.endpoint.format;
-      if (format === 'openai-chat') return CONTINUE;
-      if (ctx.endpoint.countTokens || !maySearch(format, ctx.raw)) return CONTINUE;
+      if (format === 'openai-chat' || ctx.endpoint.countTokens) return CONTINUE;
       const first = ctx.candidates[0];
       if (!first || runsNatively(format, first.target.provider.format)) return CONTINUE;
+      if (!maySearch(format, ctx.raw)) return CONTINUE;
       const tool = searchToolOf(format, bodyOf(ctx));
       return tool ? serve(ctx, deps, stages, tool) : CONTINUE;
     },
@@ -69,6 +69,7 @@ async function serve(
   let turn = 0;
   const emulated = await emulateSearch(parsed.value, tool, {
     call: async (ir) => {
+      if (ctx.clientGone) return { ok: false, error: GONE };
       turn++;
       const a = await internalCall(ctx, deps, stages, {
         role: `web search turn ${turn}`,
@@ -104,6 +105,13 @@ async function serve(
   out.finish(emulated.final, searches);
   return ANSWERED;
 }
+
+const GONE: GatewayError = {
+  status: 499,
+  kind: 'upstream',
+  code: 'client_abort',
+  message: 'the client went away',
+};
 
 const ZERO_USAGE: Usage = {
   inputTokens: 0,
