@@ -27,7 +27,7 @@ function io(script: IrResponse[], searchOk = true) {
   const seen: IrRequest[] = [];
   const queries: string[] = [];
   let n = 0;
-  const x: EmulationIo = {
+  const x: EmulationIo<{ status: number }> = {
     call: async (ir) => {
       seen.push(structuredClone(ir));
       const r = script.shift();

@@ -28,11 +28,11 @@ const FUNCTION_TOOL = {
   },
 };
 
-export type CallAnswer = { ok: true; response: IrResponse } | { ok: false; error: unknown };
+export type CallAnswer<E> = { ok: true; response: IrResponse } | { ok: false; error: E };
 
-export interface EmulationIo {
+export interface EmulationIo<E> {
   /** One model call (non-streaming) with the conversation so far. */
-  call(ir: IrRequest): Promise<CallAnswer>;
+  call(ir: IrRequest): Promise<CallAnswer<E>>;
   search(ask: SearchAsk): Promise<SearchOutcome>;
   /** A search is done: a streaming client is shown it now. */
   searched(s: IrWebSearch): void;
@@ -40,9 +40,9 @@ export interface EmulationIo {
   newId(): string;
 }
 
-export type Emulated =
+export type Emulated<E> =
   | { ok: true; final: IrResponse; searches: IrWebSearch[] }
-  | { ok: false; error: unknown; searches: IrWebSearch[] };
+  | { ok: false; error: E; searches: IrWebSearch[] };
 
 function queryOf(call: IrToolCall): string | null {
   try {
@@ -75,7 +75,7 @@ async function runSearch(
   call: IrToolCall,
   tool: SearchTool,
   done: number,
-  io: EmulationIo,
+  io: EmulationIo<unknown>,
 ): Promise<IrWebSearch> {
   const id = io.newId();
   const query = queryOf(call);
@@ -103,11 +103,11 @@ async function runSearch(
  * gets, with the searches before it. Calls past `max_uses` are answered with an error; the loop
  * ends after `max_uses + 2` model calls whatever the model does.
  */
-export async function emulateSearch(
+export async function emulateSearch<E>(
   request: IrRequest,
   tool: SearchTool,
-  io: EmulationIo,
-): Promise<Emulated> {
+  io: EmulationIo<E>,
+): Promise<Emulated<E>> {
   const searches: IrWebSearch[] = [];
   const usage = emptyUsage();
   const messages: IrMessage[] = [...request.messages];

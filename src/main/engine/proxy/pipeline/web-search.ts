@@ -67,7 +67,8 @@ async function serve(
     if (!ctx.res.writableFinished) gone.abort();
   });
   let turn = 0;
-  const emulated = await emulateSearch(parsed.value, tool, {
+  ctx.steps.push(`${firstTarget(ctx)} runs no search tool: the gateway searches`);
+  const emulated = await emulateSearch<GatewayError>(parsed.value, tool, {
     call: async (ir) => {
       if (ctx.clientGone) return { ok: false, error: GONE };
       turn++;
@@ -101,9 +102,13 @@ async function serve(
   }
   // Each model call counted its tokens in its own row: this one adds none (and estimates none).
   ctx.usage = { ...ZERO_USAGE };
-  if (!emulated.ok) return out.fail(emulated.error as GatewayError);
+  if (!emulated.ok) return out.fail(emulated.error);
   out.finish(emulated.final, searches);
   return ANSWERED;
+}
+
+function firstTarget(ctx: RequestContext): string {
+  return ctx.candidates[0]?.target.label ?? ctx.model;
 }
 
 const GONE: GatewayError = {
@@ -224,5 +229,6 @@ function head(ctx: RequestContext, res: ServerResponse, type: string): void {
     'cache-control': 'no-cache',
     'x-breakwater-decision': headerValue(ctx.steps.join('; ')),
     'x-breakwater-web-search': 'gateway',
+    ...(ctx.served ? { 'x-breakwater-connection': headerValue(ctx.served.connection.id) } : {}),
   });
 }
