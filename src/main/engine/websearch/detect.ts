@@ -21,12 +21,13 @@ const RESPONSES_TOOL = /^web_search(_preview)?(_\d{4}_\d{2}_\d{2})?$/;
 
 /** Bytes every request with a search tool contains: a scan for them is the off path's whole cost. */
 const SEARCH_MARK = Buffer.from('web_search');
-const GEMINI_MARKS = [Buffer.from('googleSearch'), Buffer.from('google_search')];
+const GEMINI_MARK = Buffer.from('googleSearch');
+const GEMINI_SNAKE_MARK = Buffer.from('google_search');
 
 /** Whether the body may name a search tool (a byte scan, no allocation): only then is it read. */
 export function maySearch(format: ClientFormat, raw: Buffer): boolean {
   return format === 'gemini'
-    ? GEMINI_MARKS.some((m) => raw.includes(m))
+    ? raw.includes(GEMINI_MARK) || raw.includes(GEMINI_SNAKE_MARK)
     : raw.includes(SEARCH_MARK);
 }
 
