@@ -60,7 +60,7 @@ beforeAll(async () => {
   search = await startFakeSearch();
   gw = await startGateway({
     config: (primary) => config(primary, search),
-    env: { BREAKWATER_WEB_SEARCH_TIMEOUT_MS: '1500' },
+    env: { BREAKWATER_WEB_SEARCH_TIMEOUT_MS: '1500', BREAKWATER_WEB_SEARCH_KEEPALIVE_MS: '100' },
   });
   anthropic = new Anthropic({ baseURL: gw.url, apiKey: 'any', maxRetries: 0 });
   openai = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'any', maxRetries: 0 });
@@ -239,11 +239,41 @@ describe('Anthropic server tool on a Chat provider: the gateway searches', () =>
     });
     expect(res.status).toBe(200);
     const text = await res.text();
-    const events = [...text.matchAll(/^event: (.+)$/gm)].map((m) => m[1]);
+    // Pings may come in between on a slow machine (keep-alives every 100 ms here).
+    const events = [...text.matchAll(/^event: (.+)$/gm)]
+      .map((m) => m[1])
+      .filter((e) => e !== 'ping');
     expect(events.slice(0, 2)).toEqual(['message_start', 'content_block_start']);
     expect(text).toContain('"type":"web_search_tool_result"');
     expect(events.at(-1)).toBe('error');
     expect(events).not.toContain('message_stop');
+  });
+
+  it('a streaming client waiting on a slow model call gets the head and pings meanwhile', async () => {
+    gw.primary.script(
+      {
+        delayMs: 450,
+        toolCalls: [{ id: 'call_s1', name: 'web_search', arguments: { query: 'q' } }],
+      },
+      { text: 'Breakwater is an LLM gateway.' },
+    );
+    const res = await fetch(`${gw.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({
+        model: 'claude-sonnet-4-5',
+        max_tokens: 100,
+        stream: true,
+        messages: ASK,
+        tools: [SERVER_TOOL],
+      }),
+    });
+    const text = await res.text();
+    const events = [...text.matchAll(/^event: (.+)$/gm)].map((m) => m[1]);
+    expect(events[0]).toBe('message_start');
+    expect(events.slice(1, 3)).toEqual(['ping', 'ping']);
+    expect(events.at(-1)).toBe('message_stop');
+    expect(text).toContain('"type":"web_search_tool_result"');
   });
 
   it('a model call failing before any search answers with the error, in the format', async () => {

@@ -3,7 +3,7 @@ import { pipelineSettings, shapeSettings } from '../proxy/pipeline/settings';
 import { FairShare } from '../routing/fair-share';
 import { RoutingSignals } from '../routing/signals';
 import { createUiHandler } from '../ui/static';
-import { resolveBackend, searchTimeoutMs, WebSearchService } from '../websearch/service';
+import { resolveBackend, searchTimes, WebSearchService } from '../websearch/service';
 import type { EngineParts } from './parts';
 
 export interface PipelineInputs {
@@ -75,7 +75,8 @@ export function buildPipeline(parts: EngineParts, inputs: PipelineInputs): Pipel
     leases: parts.leases,
     webSearch: new WebSearchService(
       () => resolveBackend(parts.store.webSearch.get(), parts.env),
-      searchTimeoutMs(parts.env),
+      searchTimes(parts.env).timeoutMs,
+      searchTimes(parts.env).keepAliveMs,
     ),
     webSearchUnavailable: (backend, cause) =>
       events.emit({ type: 'websearch.unavailable', at: clock.now(), backend, cause }),

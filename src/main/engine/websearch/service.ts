@@ -18,12 +18,22 @@ const DEFAULT_URL: Record<WebSearchBackend, string | null> = {
 const MAX_ANSWER_BYTES = 2 * 1024 * 1024;
 export const DEFAULT_SEARCH_TIMEOUT_MS = 15_000;
 
-/** `BREAKWATER_WEB_SEARCH_TIMEOUT_MS`, clamped to 100 ms-2 min; the default otherwise. */
-export function searchTimeoutMs(env: NodeJS.ProcessEnv): number {
-  const v = Number(env.BREAKWATER_WEB_SEARCH_TIMEOUT_MS);
-  return Number.isFinite(v) && v > 0
-    ? Math.min(120_000, Math.max(100, v))
-    : DEFAULT_SEARCH_TIMEOUT_MS;
+/** How often a streaming client waiting on the search loop gets a keep-alive. */
+export const DEFAULT_KEEP_ALIVE_MS = 10_000;
+
+function envMs(v: string | undefined, min: number, max: number, fallback: number): number {
+  const n = Number(v);
+  return v !== undefined && Number.isFinite(n) && n > 0
+    ? Math.min(max, Math.max(min, n))
+    : fallback;
+}
+
+/** `BREAKWATER_WEB_SEARCH_TIMEOUT_MS` and `…_KEEPALIVE_MS`, clamped; the defaults otherwise. */
+export function searchTimes(env: NodeJS.ProcessEnv): { timeoutMs: number; keepAliveMs: number } {
+  return {
+    timeoutMs: envMs(env.BREAKWATER_WEB_SEARCH_TIMEOUT_MS, 100, 120_000, DEFAULT_SEARCH_TIMEOUT_MS),
+    keepAliveMs: envMs(env.BREAKWATER_WEB_SEARCH_KEEPALIVE_MS, 50, 60_000, DEFAULT_KEEP_ALIVE_MS),
+  };
 }
 
 /** The stored config with its key opened (the caller did), resolved against the environment. */
@@ -62,6 +72,8 @@ export class WebSearchService {
     /** The backend as configured now, or why there is none. */
     private readonly current: () => ResolvedBackend | string,
     private readonly timeoutMs: number = DEFAULT_SEARCH_TIMEOUT_MS,
+    /** How often a streaming client waiting on the loop gets a keep-alive. */
+    readonly keepAliveMs: number = DEFAULT_KEEP_ALIVE_MS,
   ) {}
 
   /** The backend's name, or null when none is usable (for the log). */

@@ -1,36 +1,25 @@
 import { randomBytes } from 'node:crypto';
-import type { ServerResponse } from 'node:http';
-import {
-  createStreamWriter,
-  customToolsOf,
-  emitResponse,
-  parseRequest,
-  requestEcho,
-} from '../../translate';
-import type { IrRequest, IrResponse, IrWebSearch, StreamWriter } from '../../translate/ir';
-import { responseEvents } from '../../translate/stream';
+import { parseRequest } from '../../translate';
 import type { Usage } from '../../usage/usage';
 import { maySearch, runsNatively, type SearchTool, searchToolOf } from '../../websearch/detect';
-import { emulateSearch } from '../../websearch/emulate';
-import { withSearches } from '../../websearch/render';
-import type { SearchAsk } from '../../websearch/service';
+import { type Emulated, emulateSearch } from '../../websearch/emulate';
+import { DEFAULT_KEEP_ALIVE_MS, type SearchAsk } from '../../websearch/service';
 import type { SearchOutcome } from '../../websearch/types';
 import type { GatewayError } from '../../wire/client-errors';
-import { headerValue } from '../../wire/header-value';
 import type { AttemptStage } from './attempt';
 import { bodyOf, markClientAbort, type RequestContext, type RequestStage } from './context';
-import { ANSWERED, CONTINUE, type Decision, reply } from './decision';
+import { ANSWERED, CONTINUE, type Decision } from './decision';
 import type { PipelineDeps } from './deps';
 import { internalCall } from './internal-call';
+import { SearchAnswer } from './web-search-answer';
 
 /**
  * Request stage, after orchestrate and before dispatch: a request whose search tool the target
  * cannot run (Anthropic's `web_search_20250305`, Responses' `web_search` or Gemini's
- * `googleSearch`, on a provider of another format)
- * is served by the gateway's own search loop (websearch/emulate.ts): the model's calls are
- * internal calls through the dispatch, the searches run on the configured backend, and the
- * answer is written here in the client's format, the searches in front of it. A request without
- * such a tool costs one byte scan.
+ * `googleSearch`, on a provider of another format) is served by the gateway's own search loop
+ * (websearch/emulate.ts): the model's calls are internal calls through the dispatch, the
+ * searches run on the configured backend, and the answer is written here in the client's
+ * format, the searches in front of it. A request without such a tool costs one byte scan.
  */
 export function webSearch(stages: readonly AttemptStage[]): RequestStage {
   return {
@@ -61,6 +50,7 @@ async function serve(
     ctx.endpoint.gemini ?? { model: ctx.model, stream: ctx.stream },
   );
   const out = new SearchAnswer(ctx, parsed.value, body);
+  const stopKeepAlive = out.keepAlive(deps.webSearch?.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS);
   const backend = deps.webSearch?.backendName() ?? null;
   const gone = new AbortController();
   ctx.res.once('close', () => {
@@ -68,25 +58,30 @@ async function serve(
   });
   let turn = 0;
   ctx.steps.push(`${firstTarget(ctx)} runs no search tool: the gateway searches`);
-  const emulated = await emulateSearch<GatewayError>(parsed.value, tool, {
-    call: async (ir) => {
-      if (ctx.clientGone) return { ok: false, error: GONE };
-      turn++;
-      const a = await internalCall(ctx, deps, stages, {
-        role: `web search turn ${turn}`,
-        ref: ctx.model,
-        candidates: ctx.candidates,
-        budgetEnd: ctx.started + deps.failoverBudgetMs(),
-        ir,
-      });
-      if (!a.ok) return { ok: false, error: a.error };
-      ctx.served = a.served;
-      return { ok: true, response: a.response };
-    },
-    search: (ask) => runSearch(ctx, deps, ask, gone.signal),
-    searched: (s) => out.searched(s),
-    newId: () => `srvtoolu_${randomBytes(12).toString('hex')}`,
-  });
+  let emulated: Emulated<GatewayError>;
+  try {
+    emulated = await emulateSearch<GatewayError>(parsed.value, tool, {
+      call: async (ir) => {
+        if (ctx.clientGone) return { ok: false, error: GONE };
+        turn++;
+        const a = await internalCall(ctx, deps, stages, {
+          role: `web search turn ${turn}`,
+          ref: ctx.model,
+          candidates: ctx.candidates,
+          budgetEnd: ctx.started + deps.failoverBudgetMs(),
+          ir,
+        });
+        if (!a.ok) return { ok: false, error: a.error };
+        ctx.served = a.served;
+        return { ok: true, response: a.response };
+      },
+      search: (ask) => runSearch(ctx, deps, ask, gone.signal),
+      searched: (s) => out.searched(s),
+      newId: () => `srvtoolu_${randomBytes(12).toString('hex')}`,
+    });
+  } finally {
+    stopKeepAlive();
+  }
   const searches = emulated.searches;
   const failed = searches.filter((s) => s.error?.code === 'unavailable');
   ctx.steps.push(
@@ -136,99 +131,4 @@ async function runSearch(
   const found = await deps.webSearch.search(ask, signal);
   if (!found.ok) deps.log.warn(`web search for "${ctx.model}" failed: ${found.reason}`);
   return found;
-}
-
-/** The client's answer: streamed as the searches happen, or whole at the end. */
-class SearchAnswer {
-  private writer: StreamWriter | null = null;
-  private readonly opts;
-  /** The answer's id and model are the client's, whichever call wrote it. */
-  private readonly id: string;
-
-  constructor(
-    private readonly ctx: RequestContext,
-    ir: IrRequest,
-    body: Record<string, unknown>,
-  ) {
-    this.id = messageId(ctx);
-    const echo = requestEcho(ctx.endpoint.format, body);
-    this.opts = {
-      nowMs: ctx.started,
-      now: ctx.now,
-      includeUsage: false,
-      customTools: customToolsOf(ir),
-      ...(echo ? { echo } : {}),
-    };
-  }
-
-  searched(s: IrWebSearch): void {
-    if (!this.ctx.stream || this.ctx.clientGone) return;
-    this.write(this.streamWriter().write({ type: 'web_search', search: s }));
-  }
-
-  fail(error: GatewayError): Decision {
-    if (!this.writer) return reply(error);
-    const { ctx } = this;
-    ctx.status = error.status;
-    ctx.errorClass = error.code;
-    ctx.errorMessage = error.message;
-    this.write(this.writer.write({ type: 'error', error }));
-    ctx.res.end();
-    return ANSWERED;
-  }
-
-  finish(answer: IrResponse, searches: IrWebSearch[]): void {
-    const { ctx } = this;
-    const final = { ...answer, id: this.id, model: ctx.model };
-    ctx.status = 200;
-    if (ctx.stream) {
-      const w = this.streamWriter();
-      let s = '';
-      for (const ev of responseEvents(final)) s += w.write(ev);
-      this.write(s + w.finish());
-      ctx.res.end();
-      return;
-    }
-    const whole = withSearches(
-      ctx.endpoint.format,
-      emitResponse(ctx.endpoint.format, final, this.opts),
-      searches,
-    );
-    const text = JSON.stringify(whole);
-    head(ctx, ctx.res, 'application/json');
-    ctx.res.end(text);
-    ctx.bytesOut += Buffer.byteLength(text);
-  }
-
-  private streamWriter(): StreamWriter {
-    if (this.writer) return this.writer;
-    const { ctx } = this;
-    this.writer = createStreamWriter(ctx.endpoint.format, this.opts);
-    head(ctx, ctx.res, 'text/event-stream; charset=utf-8');
-    this.write(this.writer.write({ type: 'start', id: this.id, model: ctx.model, usage: null }));
-    return this.writer;
-  }
-
-  private write(s: string): void {
-    if (s === '' || this.ctx.clientGone) return;
-    this.ctx.res.write(s);
-    this.ctx.bytesOut += Buffer.byteLength(s);
-  }
-}
-
-function messageId(ctx: RequestContext): string {
-  const hex = randomBytes(12).toString('hex');
-  const format = ctx.endpoint.format;
-  return format === 'anthropic' ? `msg_${hex}` : format === 'gemini' ? hex : `resp_${hex}`;
-}
-
-function head(ctx: RequestContext, res: ServerResponse, type: string): void {
-  ctx.ttfb ??= ctx.now() - ctx.started;
-  res.writeHead(200, {
-    'content-type': type,
-    'cache-control': 'no-cache',
-    'x-breakwater-decision': headerValue(ctx.steps.join('; ')),
-    'x-breakwater-web-search': 'gateway',
-    ...(ctx.served ? { 'x-breakwater-connection': headerValue(ctx.served.connection.id) } : {}),
-  });
 }
