@@ -132,6 +132,10 @@ describe('Anthropic server tool on a Chat provider: the gateway searches', () =>
     expect((msg.content[2] as Anthropic.TextBlock).text).toContain('LLM gateway');
     expect(msg.stop_reason).toBe('end_turn');
     expect(msg.usage.server_tool_use?.web_search_requests).toBe(1);
+    // A Chat-only provider gets the Chat field it knows.
+    const first = gw.primary.requests.find((r) => r.path.includes('/chat/completions'))!.body;
+    expect(first.max_tokens).toBe(300);
+    expect(first.max_completion_tokens).toBeUndefined();
     expect(search.requests).toHaveLength(1);
     expect(search.requests[0]).toMatchObject({
       path: '/search',

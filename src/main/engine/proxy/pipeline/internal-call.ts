@@ -67,7 +67,12 @@ export async function internalCall(
     };
     return { ok: false, label: request.ref, error, why: `${request.ref} has no usable connection` };
   }
-  const json = emitRequest('openai-chat', { ...request.ir, stream: false }).value;
+  // A Chat-only provider is sent the Chat request as it is: `max_tokens`, not OpenAI's newer name.
+  const json = emitRequest(
+    'openai-chat',
+    { ...request.ir, stream: false },
+    candidates[0]!.target.provider.format,
+  ).value;
   const raw = Buffer.from(JSON.stringify(json));
   const sink = new CapturedResponse(parent.res);
   const child: RequestContext = {
