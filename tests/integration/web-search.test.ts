@@ -144,6 +144,38 @@ describe('Anthropic server tool on a Chat provider: the gateway searches', () =>
     secondCallCarriedResults();
   });
 
+  it("the model's words before its search come before the search blocks", async () => {
+    gw.primary.script(
+      {
+        text: 'Let me search.',
+        toolCalls: [{ id: 'call_s1', name: 'web_search', arguments: { query: 'q' } }],
+      },
+      { text: 'Breakwater is an LLM gateway.' },
+      {
+        text: 'Let me search.',
+        toolCalls: [{ id: 'call_s1', name: 'web_search', arguments: { query: 'q' } }],
+      },
+      { text: 'Breakwater is an LLM gateway.' },
+    );
+    const req = {
+      model: 'claude-sonnet-4-5',
+      max_tokens: 300,
+      messages: ASK,
+      tools: [SERVER_TOOL],
+    };
+    const whole = await anthropic.messages.create(req);
+    const streamed = await anthropic.messages.stream(req).finalMessage();
+    for (const msg of [whole, streamed]) {
+      expect(msg.content.map((b) => b.type)).toEqual([
+        'text',
+        'server_tool_use',
+        'web_search_tool_result',
+        'text',
+      ]);
+      expect((msg.content[0] as Anthropic.TextBlock).text).toBe('Let me search.');
+    }
+  });
+
   it("the request's log row says what was searched; each model call has its own row", async () => {
     gw.engine.flushLog();
     const before = (await (await gw.admin('/api/logs?limit=1')).json()) as { id: number }[];

@@ -5,7 +5,11 @@ import {
   type IrRequest,
   type IrResponse,
 } from '../../src/main/engine/translate/ir';
-import { type EmulationIo, emulateSearch } from '../../src/main/engine/websearch/emulate';
+import {
+  type EmulationIo,
+  emulateSearch,
+  searchesOf,
+} from '../../src/main/engine/websearch/emulate';
 
 const tool = { maxUses: 2, allowedDomains: [], blockedDomains: [] };
 
@@ -26,6 +30,7 @@ const call = (id: string, args: string, name = 'web_search') =>
 function io(script: IrResponse[], searchOk = true) {
   const seen: IrRequest[] = [];
   const queries: string[] = [];
+  const shownLive: string[] = [];
   let n = 0;
   const x: EmulationIo<{ status: number }> = {
     call: async (ir) => {
@@ -42,10 +47,10 @@ function io(script: IrResponse[], searchOk = true) {
           }
         : { ok: false, reason: 'backend down' };
     },
-    searched: () => {},
+    shown: (item) => shownLive.push(item.type),
     newId: () => `srvtoolu_${++n}`,
   };
-  return { x, seen, queries };
+  return { x, seen, queries, shownLive };
 }
 
 describe('the search loop', () => {
@@ -64,6 +69,20 @@ describe('the search loop', () => {
     expect(last.parts[0]).toMatchObject({ type: 'tool_result', callId: 'c1', isError: false });
   });
 
+  it("the model's words before a search are shown before it, as they happen", async () => {
+    const { x, shownLive } = io([
+      answer([{ type: 'text', text: 'Let me look.' }, call('c1', '{"query":"one"}')]),
+      answer([{ type: 'text', text: 'done' }]),
+    ]);
+    const r = await emulateSearch(emptyRequest('m'), tool, x);
+    expect(r.shown.map((s) => (s.type === 'text' ? s.text : s.search.query))).toEqual([
+      'Let me look.',
+      'one',
+    ]);
+    expect(shownLive).toEqual(['text', 'web_search']);
+    expect(r.ok && r.final.parts).toEqual([{ type: 'text', text: 'done' }]);
+  });
+
   it('calls past max_uses get max_uses_exceeded; bad arguments get invalid_tool_input', async () => {
     const { x, queries } = io([
       answer([call('a', '{"query":"1"}'), call('b', 'not json'), call('c', '{"query":"2"}')]),
@@ -72,7 +91,7 @@ describe('the search loop', () => {
     ]);
     const r = await emulateSearch(emptyRequest('m'), tool, x);
     expect(queries).toEqual(['1', '2']);
-    expect(r.searches.map((s) => s.error?.code ?? 'ok')).toEqual([
+    expect(searchesOf(r.shown).map((s) => s.error?.code ?? 'ok')).toEqual([
       'ok',
       'invalid_tool_input',
       'ok',
@@ -122,6 +141,6 @@ describe('the search loop', () => {
     const { x } = io([answer([call('c1', '{"query":"q"}')])]);
     const r = await emulateSearch(emptyRequest('m'), tool, x);
     expect(r.ok).toBe(false);
-    expect(r.searches).toHaveLength(1);
+    expect(searchesOf(r.shown)).toHaveLength(1);
   });
 });

@@ -34,15 +34,22 @@ export interface EmulationIo<E> {
   /** One model call (non-streaming) with the conversation so far. */
   call(ir: IrRequest): Promise<CallAnswer<E>>;
   search(ask: SearchAsk): Promise<SearchOutcome>;
-  /** A search is done: a streaming client is shown it now. */
-  searched(s: IrWebSearch): void;
+  /** What the model said before a search, or a search that is done: a streaming client sees it now. */
+  shown(item: Shown): void;
   /** Ids of `server_tool_use` blocks (`srvtoolu_…`). */
   newId(): string;
 }
 
+/** What the client is shown before the answer, in order: the model's words and its searches. */
+export type Shown = { type: 'text'; text: string } | { type: 'web_search'; search: IrWebSearch };
+
 export type Emulated<E> =
-  | { ok: true; final: IrResponse; searches: IrWebSearch[] }
-  | { ok: false; error: E; searches: IrWebSearch[] };
+  | { ok: true; final: IrResponse; shown: Shown[] }
+  | { ok: false; error: E; shown: Shown[] };
+
+export function searchesOf(shown: readonly Shown[]): IrWebSearch[] {
+  return shown.flatMap((s) => (s.type === 'web_search' ? [s.search] : []));
+}
 
 function queryOf(call: IrToolCall): string | null {
   try {
@@ -108,7 +115,11 @@ export async function emulateSearch<E>(
   tool: SearchTool,
   io: EmulationIo<E>,
 ): Promise<Emulated<E>> {
-  const searches: IrWebSearch[] = [];
+  const shown: Shown[] = [];
+  const show = (item: Shown) => {
+    shown.push(item);
+    io.shown(item);
+  };
   const usage = emptyUsage();
   const messages: IrMessage[] = [...request.messages];
   const tools = [...request.tools.filter((t) => t.name !== SEARCH_FUNCTION), FUNCTION_TOOL];
@@ -118,7 +129,7 @@ export async function emulateSearch<E>(
   let ran = 0;
   for (let turn = 0; ; turn++) {
     const answer = await io.call({ ...request, messages, tools, toolChoice, stream: false });
-    if (!answer.ok) return { ok: false, error: answer.error, searches };
+    if (!answer.ok) return { ok: false, error: answer.error, shown };
     const r = answer.response;
     addUsage(usage, r.usage);
     const calls = r.parts.filter(
@@ -127,13 +138,13 @@ export async function emulateSearch<E>(
     const own = r.parts.some((p) => p.type === 'tool_call' && p.name !== SEARCH_FUNCTION);
     const last = turn >= tool.maxUses + 1;
     if (calls.length > 0 && !last) {
+      if (!own) for (const p of r.parts) if (p.type === 'text' && p.text !== '') show(p);
       const results: IrMessage = { role: 'user', parts: [] };
       for (const call of calls) {
         const s = await runSearch(call, tool, tried, io);
         if (!s.error || s.error.code === 'unavailable') tried++;
         if (!s.error) ran++;
-        searches.push(s);
-        io.searched(s);
+        show({ type: 'web_search', search: s });
         results.parts.push({
           type: 'tool_result',
           callId: call.id,
@@ -151,6 +162,6 @@ export async function emulateSearch<E>(
     const parts = r.parts.filter((p) => !(p.type === 'tool_call' && p.name === SEARCH_FUNCTION));
     usage.webSearchRequests = ran;
     const stop = r.stop === 'tool_use' && !own ? 'end' : r.stop;
-    return { ok: true, final: { ...r, parts, stop, usage }, searches };
+    return { ok: true, final: { ...r, parts, stop, usage }, shown };
   }
 }

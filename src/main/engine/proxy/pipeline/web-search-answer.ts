@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { createStreamWriter, customToolsOf, emitResponse, requestEcho } from '../../translate';
-import type { IrRequest, IrResponse, IrWebSearch, StreamWriter } from '../../translate/ir';
+import type { IrRequest, IrResponse, StreamWriter } from '../../translate/ir';
 import { responseEvents } from '../../translate/stream';
-import { withSearches } from '../../websearch/render';
+import type { Shown } from '../../websearch/emulate';
+import { shownIn, wholeAnswer } from '../../websearch/render';
 import type { GatewayError } from '../../wire/client-errors';
 import { headerValue } from '../../wire/header-value';
 import { keepAliveEvent } from '../../wire/keep-alive';
@@ -47,9 +48,9 @@ export class SearchAnswer {
     return () => clearInterval(timer);
   }
 
-  searched(s: IrWebSearch): void {
-    if (!this.ctx.stream || this.ctx.clientGone) return;
-    this.write(this.streamWriter().write({ type: 'web_search', search: s }));
+  shown(item: Shown): void {
+    if (!this.ctx.stream || this.ctx.clientGone || !shownIn(this.ctx.endpoint.format, item)) return;
+    this.write(this.streamWriter().write(item));
   }
 
   fail(error: GatewayError): Decision {
@@ -63,7 +64,7 @@ export class SearchAnswer {
     return ANSWERED;
   }
 
-  finish(answer: IrResponse, searches: IrWebSearch[]): void {
+  finish(answer: IrResponse, shown: Shown[]): void {
     const { ctx } = this;
     const final = { ...answer, id: this.id, model: ctx.model };
     ctx.status = 200;
@@ -75,11 +76,8 @@ export class SearchAnswer {
       ctx.res.end();
       return;
     }
-    const whole = withSearches(
-      ctx.endpoint.format,
-      emitResponse(ctx.endpoint.format, final, this.opts),
-      searches,
-    );
+    const format = ctx.endpoint.format;
+    const whole = wholeAnswer(format, final, shown, (ir) => emitResponse(format, ir, this.opts));
     const text = JSON.stringify(whole);
     head(ctx, ctx.res, 'application/json');
     ctx.res.end(text);

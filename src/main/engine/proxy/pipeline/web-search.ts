@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { parseRequest } from '../../translate';
 import type { Usage } from '../../usage/usage';
 import { maySearch, runsNatively, type SearchTool, searchToolOf } from '../../websearch/detect';
-import { type Emulated, emulateSearch } from '../../websearch/emulate';
+import { type Emulated, emulateSearch, searchesOf } from '../../websearch/emulate';
 import { DEFAULT_KEEP_ALIVE_MS, type SearchAsk } from '../../websearch/service';
 import type { SearchOutcome } from '../../websearch/types';
 import type { GatewayError } from '../../wire/client-errors';
@@ -76,13 +76,13 @@ async function serve(
         return { ok: true, response: a.response };
       },
       search: (ask) => runSearch(ctx, deps, ask, gone.signal),
-      searched: (s) => out.searched(s),
+      shown: (item) => out.shown(item),
       newId: () => `srvtoolu_${randomBytes(12).toString('hex')}`,
     });
   } finally {
     stopKeepAlive();
   }
-  const searches = emulated.searches;
+  const searches = searchesOf(emulated.shown);
   const failed = searches.filter((s) => s.error?.code === 'unavailable');
   ctx.steps.push(
     `web search by the gateway (${backend ?? 'no backend'}): ${searches.length - failed.length} of ${searches.length} searches ran`,
@@ -98,7 +98,7 @@ async function serve(
   // Each model call counted its tokens in its own row: this one adds none (and estimates none).
   ctx.usage = { ...ZERO_USAGE };
   if (!emulated.ok) return out.fail(emulated.error);
-  out.finish(emulated.final, searches);
+  out.finish(emulated.final, emulated.shown);
   return ANSWERED;
 }
 
