@@ -31,6 +31,8 @@ export interface AdminOperations {
   releaseLease?(connection: string): LeaseView | null;
   /** Request-shape fixes learnt from providers' 400s (`/api/resilience/learned-fixes`). */
   learnedFixes?: ShapeRepairs;
+  /** The web search backend (`/api/web-search`). */
+  webSearch?: WebSearchAdmin;
   log: Logger;
   /** Where the gateway listens: connecting an agent needs loopback, and points it there. */
   listening?(): { host: string; baseUrl: string };
@@ -42,8 +44,6 @@ export interface AdminOperations {
   replay?(id: number, target: string | null): Promise<ReplayResult>;
   /** An agent session's turns so far (`GET /api/sessions/{id}`); null when it made none. */
   session?(id: string): SessionSummary | null;
-  /** The web search backend (`/api/web-search`). */
-  webSearch?: WebSearchAdmin;
 }
 
 /** An admin failure as the client sees it: HTTP status, `error.code`, message, field. */

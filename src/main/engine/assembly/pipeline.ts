@@ -57,6 +57,13 @@ export function buildPipeline(parts: EngineParts, inputs: PipelineInputs): Pipel
         code,
         cause: message,
       }),
+    webSearch: new WebSearchService(
+      () => resolveBackend(parts.store.webSearch.get(), parts.env),
+      searchTimes(parts.env).timeoutMs,
+      searchTimes(parts.env).keepAliveMs,
+    ),
+    webSearchUnavailable: (backend, cause) =>
+      events.emit({ type: 'websearch.unavailable', at: clock.now(), backend, cause }),
     record: (entry, sample, capture) => {
       usage.record(entry, sample);
       parts.sessions.note(sample, entry);
@@ -73,12 +80,5 @@ export function buildPipeline(parts: EngineParts, inputs: PipelineInputs): Pipel
       maxBytes: s.number('requestLog.captureMaxBytes'),
     })),
     leases: parts.leases,
-    webSearch: new WebSearchService(
-      () => resolveBackend(parts.store.webSearch.get(), parts.env),
-      searchTimes(parts.env).timeoutMs,
-      searchTimes(parts.env).keepAliveMs,
-    ),
-    webSearchUnavailable: (backend, cause) =>
-      events.emit({ type: 'websearch.unavailable', at: clock.now(), backend, cause }),
   };
 }
