@@ -23,7 +23,6 @@ import type { UpstreamPools } from '../../upstream/pools';
 import type { PriceOf, UsageSample } from '../../usage/accounting';
 import type { BudgetDecision, Hold } from '../../usage/budget';
 import type { BudgetReservation } from '../../usage/budgets';
-import type { WebSearchService } from '../../websearch/service';
 import type { CaptureSettings, StoredCapture } from './capture-held';
 
 /** What the front door needs: who may call, how much they may send, whether to serve at all. */
@@ -101,7 +100,7 @@ export interface PipelineDeps extends FrontDoorDeps {
   /** Reports a queue rejection for the event stream. */
   events?(r: { code: string; candidate: Candidate; message: string }): void;
   /** The search backend the gateway runs a search tool on for providers without one (web-search.ts). */
-  webSearch?: WebSearchService;
+  webSearch?: import('../../websearch/service').WebSearchService;
   /** A search the gateway ran could not run: for the event stream. */
   webSearchUnavailable?(backend: string | null, cause: string): void;
   /** What combo strategies decide from (docs/routing.md), fed by every upstream call. */
