@@ -418,6 +418,27 @@ describe('Responses web_search on a Chat provider: the gateway searches', () => 
     secondCallCarriedResults();
   });
 
+  it('a later turn sends the web_search_call item back: the Chat provider reads it as text', async () => {
+    scriptOneSearch();
+    const first = await openai.responses.create({
+      model: 'oc/chat-model',
+      input: 'What is Breakwater?',
+      tools: [{ type: 'web_search' }],
+    });
+    gw.primary.reset();
+    await openai.responses.create({
+      model: 'oc/chat-model',
+      input: [
+        { role: 'user', content: 'What is Breakwater?' },
+        ...(first.output as OpenAI.Responses.ResponseInputItem[]),
+        { role: 'user', content: 'Who makes it?' },
+      ],
+    });
+    const sent = JSON.stringify(gw.primary.requests[0]!.body.messages);
+    expect(sent).toContain('[searched the web for: breakwater gateway]');
+    expect(sent).toContain(FAKE_RESULTS[1]!.url);
+  });
+
   it('streams the web_search_call item, then the message', async () => {
     scriptOneSearch();
     const stream = openai.responses.stream({
