@@ -1,6 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { createStreamWriter, customToolsOf, emitResponse, requestEcho } from '../../translate';
+import {
+  createStreamWriter,
+  customToolsOf,
+  emitResponse,
+  requestEcho,
+  type WriterOptions,
+} from '../../translate';
 import type { IrRequest, IrResponse, StreamWriter } from '../../translate/ir';
 import { responseEvents } from '../../translate/stream';
 import type { Shown } from '../../websearch/emulate';
@@ -14,7 +20,7 @@ import { ANSWERED, type Decision, reply } from './decision';
 /** The client's answer: streamed as the searches happen, or whole at the end. */
 export class SearchAnswer {
   private writer: StreamWriter | null = null;
-  private readonly opts;
+  private readonly opts: WriterOptions;
   /** The answer's id and model are the client's, whichever call wrote it. */
   private readonly id: string;
 
@@ -41,6 +47,7 @@ export class SearchAnswer {
   keepAlive(everyMs: number): () => void {
     if (!this.ctx.stream) return () => {};
     const timer = setInterval(() => {
+      if (this.ctx.clientGone) return;
       this.streamWriter();
       this.write(keepAliveEvent(this.ctx.endpoint.format));
     }, everyMs);
