@@ -30,6 +30,7 @@ import type {
   Snapshot,
   UsageQuery,
   UsageReport,
+  WebSearchView,
 } from './contract';
 
 /** BridgeApi minus the event subscription (that is SSE in the browser, IPC on the desktop). */
@@ -163,6 +164,10 @@ export function createAdminClient(opts: AdminClientOptions): AdminActions {
     claudeCodeRules: () => call<{ rules: RuleConfig[] }>('GET', '/api/rules/claude-code'),
     getSettings: () => call<SettingView[]>('GET', '/api/settings'),
     updateSettings: (values) => call<SettingView[]>('PATCH', '/api/settings', values),
+    getWebSearch: () => call<{ webSearch: WebSearchView | null }>('GET', '/api/web-search'),
+    saveWebSearch: (input) =>
+      call<{ webSearch: WebSearchView | null }>('PUT', '/api/web-search', input),
+    deleteWebSearch: () => call<{ webSearch: null }>('DELETE', '/api/web-search'),
     resetBreaker: (provider) =>
       call('POST', '/api/resilience/reset', provider === undefined ? {} : { provider }),
     clearConnectionState: (connection) =>

@@ -25,6 +25,7 @@ const MAIN_LAYERS: LayerRules = [
     'src/main/engine/usage',
     'src/main/engine/import',
     'src/main/engine/setup',
+    'src/main/engine/websearch',
   ],
   ['src/main/engine/translate'],
   ['src/main/engine/upstream'],

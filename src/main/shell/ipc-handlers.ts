@@ -8,6 +8,7 @@ import { LOCKOUT_KEY_FIELDS } from '../../shared/schema/lockout-key';
 import { LOG_QUERY_FIELDS } from '../../shared/schema/log-query';
 import { validateRules } from '../../shared/schema/rules';
 import { isNonEmptyString, isPlainObject } from '../../shared/schema/values';
+import { validateWebSearch } from '../../shared/schema/web-search';
 import { ValidationError } from '../../shared/validation-error';
 import type { Engine } from '../engine/index';
 import { isAppUrl } from './decisions';
@@ -126,6 +127,10 @@ export const PAYLOAD_CHECKS: Record<ActionMethod, Check> = {
   claudeCodeRules: none,
   getSettings: none,
   updateSettings: oneObject('settings'),
+  getWebSearch: none,
+  saveWebSearch: (args) =>
+    arity(args, 1, 1) ?? schemaProblem(() => validateWebSearch(args[0], 'webSearch')),
+  deleteWebSearch: none,
   resetBreaker: (args) =>
     arity(args, 0, 1) ??
     (args[0] === undefined || isId(args[0]) ? null : 'provider must be a non-empty string'),

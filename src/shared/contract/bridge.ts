@@ -13,6 +13,8 @@ import type {
   RuleTestInput,
   RuleTestResult,
   SettingView,
+  WebSearchConfig,
+  WebSearchView,
 } from './config';
 import type { EngineEvent } from './events';
 import type { RequestLogEntry, Snapshot } from './state';
@@ -179,6 +181,12 @@ export interface BridgeApi {
   claudeCodeRules(): Promise<BridgeResult<{ rules: RuleConfig[] }>>;
   getSettings(): Promise<BridgeResult<SettingView[]>>;
   updateSettings(values: Record<string, unknown>): Promise<BridgeResult<SettingView[]>>;
+  /** The web search backend, without its key (`GET /api/web-search`); null when none is set. */
+  getWebSearch(): Promise<BridgeResult<{ webSearch: WebSearchView | null }>>;
+  /** Saves it (`PUT /api/web-search`); no `apiKey` keeps the stored one for the same backend. */
+  saveWebSearch(input: WebSearchConfig): Promise<BridgeResult<{ webSearch: WebSearchView | null }>>;
+  /** Removes it (`DELETE /api/web-search`): searches then tell the model none is configured. */
+  deleteWebSearch(): Promise<BridgeResult<{ webSearch: null }>>;
   /** Resets one provider's circuit breaker, or every breaker when `provider` is omitted. */
   resetBreaker(provider?: string): Promise<BridgeResult<unknown>>;
   /** Clears a connection's cooldown or terminal state (banned, expired, credits exhausted). */

@@ -226,6 +226,33 @@ export interface BreakwaterConfig {
   state?: StateConfig;
   /** Routing rules, tried in order before the model name is resolved (docs/routing.md). */
   rules?: RuleConfig[];
+  /** The search backend the gateway runs web searches on for providers without one (docs/web-search.md). */
+  webSearch?: WebSearchConfig;
+}
+
+export type WebSearchBackend = 'searxng' | 'brave' | 'tavily';
+
+/** `webSearch`: where the gateway searches when a provider cannot run the client's search tool. */
+export interface WebSearchConfig {
+  backend: WebSearchBackend;
+  /** SearXNG: its base URL (required). Brave and Tavily: their API's URL, to reach a proxy or a fake. */
+  url?: string;
+  /** Brave and Tavily: the API key (a secret: stored encrypted, never shown back). */
+  apiKey?: string;
+  /** Brave and Tavily: the environment variable holding the API key. */
+  apiKeyEnv?: string;
+  /** Results per search given to the model (1-20, default 5). */
+  maxResults?: number;
+}
+
+/** `webSearch` as the admin API and the dashboard see it: the key is never included. */
+export interface WebSearchView {
+  backend: WebSearchBackend;
+  url: string | null;
+  apiKeyEnv: string | null;
+  /** True when a literal key is stored, or the named env var is set. */
+  hasSecret: boolean;
+  maxResults: number;
 }
 
 /** `rules[].when`: every condition set must hold (AND); an empty `when` matches everything. */

@@ -62,9 +62,11 @@ export type EngineEvent =
       count: number;
       cause: string;
     })
+  /** A web search the gateway ran for a model could not run (no backend, backend down). */
+  | (EventBase & { type: 'websearch.unavailable'; backend: string | null; cause: string })
   | (EventBase & {
       type: 'config.changed';
-      what: 'providers' | 'connections' | 'combos' | 'settings' | 'rules';
+      what: 'providers' | 'connections' | 'combos' | 'settings' | 'rules' | 'webSearch';
     })
   | (EventBase & { type: 'gateway.paused' | 'gateway.resumed' })
   /** The gateway listens on another address now (`baseUrl`); `from` was the old base URL. */

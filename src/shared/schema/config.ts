@@ -7,6 +7,7 @@ import { validateRules } from './rules';
 import { validateState } from './state';
 import type { TimeoutRanges } from './timeouts';
 import { array, object, uniqueBy } from './values';
+import { validateWebSearch } from './web-search';
 
 /**
  * Validates a whole config file, including duplicate ids. Combo targets may name providers that
@@ -21,6 +22,7 @@ export function validateConfig(value: unknown, timeoutRanges: TimeoutRanges): Br
     'resilience',
     'state',
     'rules',
+    'webSearch',
   ]);
   const config: BreakwaterConfig = {};
   if (o.gateway !== undefined) {
@@ -55,5 +57,6 @@ export function validateConfig(value: unknown, timeoutRanges: TimeoutRanges): Br
   if (o.state !== undefined) config.state = validateState(o.state, 'state');
   // Whether each `use` names something is checked against the store when applied.
   if (o.rules !== undefined) config.rules = validateRules(o.rules, 'rules');
+  if (o.webSearch !== undefined) config.webSearch = validateWebSearch(o.webSearch, 'webSearch');
   return config;
 }

@@ -19,6 +19,7 @@ import {
 } from './keys';
 import { clearLearnedFixes } from './learned-fixes';
 import {
+  AdminError,
   type AdminOperations,
   adminError,
   logId,
@@ -30,6 +31,7 @@ import {
   testConnection,
 } from './operations';
 import { detect, importConfig, presetList } from './setup';
+import type { WebSearchAdmin } from './web-search';
 
 export interface ActionDeps extends AdminOperations {
   accounts: KeyOperations;
@@ -42,6 +44,13 @@ export interface ActionDeps extends AdminOperations {
  */
 function asJson(value: unknown): unknown {
   return JSON.parse(JSON.stringify(value));
+}
+
+/** The host's web search admin; every engine builds one, a bare test host may not. */
+export function webSearchOf(ops: { webSearch?: WebSearchAdmin }): WebSearchAdmin {
+  if (!ops.webSearch)
+    throw new AdminError(503, 'unavailable', 'web search is not set up on this host');
+  return ops.webSearch;
 }
 
 export function createAdminActions(deps: ActionDeps): AdminActions {
@@ -86,6 +95,9 @@ export function createAdminActions(deps: ActionDeps): AdminActions {
     claudeCodeRules: () => run('claudeCodeRules', () => s.claudeCodeRules()),
     getSettings: () => run('getSettings', () => s.getSettings()),
     updateSettings: (values) => run('updateSettings', () => s.updateSettings(asJson(values))),
+    getWebSearch: () => run('getWebSearch', () => webSearchOf(deps).view()),
+    saveWebSearch: (input) => run('saveWebSearch', () => webSearchOf(deps).save(asJson(input))),
+    deleteWebSearch: () => run('deleteWebSearch', () => webSearchOf(deps).remove()),
     resetBreaker: (provider) =>
       run('resetBreaker', () => s.resetBreakers(provider === undefined ? {} : { provider })),
     clearConnectionState: (connection) =>

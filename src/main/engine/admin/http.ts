@@ -17,6 +17,7 @@ import { type Route, requestReaders } from './routes/route';
 import { ruleRoutes } from './routes/rules';
 import { settingsRoutes } from './routes/settings';
 import { statusRoutes } from './routes/status';
+import { webSearchRoutes } from './routes/web-search';
 import { setupRoutes } from './setup';
 
 export interface AdminDeps extends AdminOperations {
@@ -49,6 +50,7 @@ function routes(deps: AdminDeps): Route[] {
     ...resilienceRoutes(deps.service, input),
     ...keyRoutes(deps.accounts, input),
     ...settingsRoutes(deps.service, input),
+    ...webSearchRoutes(deps.webSearch, input),
   ];
 }
 

@@ -12,6 +12,7 @@ import type {
   SessionCacheView,
   SessionSummary,
 } from '../../../shared/contract';
+
 import { ValidationError } from '../config/validate';
 import type { Logger } from '../logger';
 import type { ShapeRepairs } from '../resilience/shape';
@@ -19,6 +20,7 @@ import { VERSION } from '../version';
 import { AddressError } from '../wire/address-error';
 import { BodyAbortedError, BodyTooLargeError } from '../wire/body';
 import { type AdminService, ConflictError, NotFoundError } from './service';
+import type { WebSearchAdmin } from './web-search';
 
 export interface AdminOperations {
   service: AdminService;
@@ -30,6 +32,8 @@ export interface AdminOperations {
   releaseLease?(connection: string): LeaseView | null;
   /** Request-shape fixes learnt from providers' 400s (`/api/resilience/learned-fixes`). */
   learnedFixes?: ShapeRepairs;
+  /** The web search backend (`/api/web-search`). */
+  webSearch?: WebSearchAdmin;
   log: Logger;
   /** Where the gateway listens: connecting an agent needs loopback, and points it there. */
   listening?(): { host: string; baseUrl: string };

@@ -1,6 +1,7 @@
 import type { KeyOperations } from '../admin/keys';
 import type { AdminOperations } from '../admin/operations';
 import { AdminService } from '../admin/service';
+import { webSearchAdmin } from '../admin/web-search';
 import type { ListenInfo } from '../proxy/binding';
 import type { PipelineDeps } from '../proxy/pipeline/index';
 import type { EngineParts } from './parts';
@@ -52,5 +53,11 @@ export function buildAdmin(parts: EngineParts, inputs: AdminInputs): AdminParts 
     session: (id) => parts.sessions.summary(id, (c) => parts.quotas.get(c)),
     sessionCache: () => parts.cacheWatch.views(clock.now(), SESSION_CACHE_VIEWS),
     accounts: { keys: parts.keyRing, usage: parts.usage, now: () => clock.now() },
+    webSearch: webSearchAdmin(
+      parts.store.webSearch,
+      parts.env,
+      (e) => parts.events.emit(e),
+      () => clock.now(),
+    ),
   };
 }

@@ -3,6 +3,7 @@ import { pipelineSettings, shapeSettings } from '../proxy/pipeline/settings';
 import { FairShare } from '../routing/fair-share';
 import { RoutingSignals } from '../routing/signals';
 import { createUiHandler } from '../ui/static';
+import { resolveBackend, searchTimes, WebSearchService } from '../websearch/service';
 import type { EngineParts } from './parts';
 
 export interface PipelineInputs {
@@ -56,6 +57,13 @@ export function buildPipeline(parts: EngineParts, inputs: PipelineInputs): Pipel
         code,
         cause: message,
       }),
+    webSearch: new WebSearchService(
+      () => resolveBackend(parts.store.webSearch.get(), parts.env),
+      searchTimes(parts.env).timeoutMs,
+      searchTimes(parts.env).keepAliveMs,
+    ),
+    webSearchUnavailable: (backend, cause) =>
+      events.emit({ type: 'websearch.unavailable', at: clock.now(), backend, cause }),
     record: (entry, sample, capture) => {
       usage.record(entry, sample);
       parts.sessions.note(sample, entry);

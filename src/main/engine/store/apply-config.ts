@@ -60,6 +60,16 @@ export function applyConfig(
       }
       store.combos.upsert(combo);
     }
+    if (config.webSearch) {
+      // Like a connection's, the stored key is kept when the file names none.
+      const prev = store.webSearch.get();
+      const keep =
+        !config.webSearch.apiKey &&
+        !config.webSearch.apiKeyEnv &&
+        prev?.backend === config.webSearch.backend &&
+        prev.apiKey;
+      store.webSearch.set(keep ? { ...config.webSearch, apiKey: prev.apiKey! } : config.webSearch);
+    }
     if (config.rules) {
       // The file's rules replace the saved ones, once what they route to is in the store.
       checkRuleUses(config.rules, storeTargets(store), 'rules');

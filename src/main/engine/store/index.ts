@@ -19,6 +19,7 @@ import { createSessionPinRepo, type SessionPinRepo } from './session-pins';
 import { createSettingsRepo, type SettingsRepo } from './settings';
 import { createSubscriptionRepo, type SubscriptionRepo } from './subscription';
 import { createUsageRollupRepo, type UsageRollupRepo } from './usage-rollups';
+import { createWebSearchRepo, type WebSearchRepo } from './web-search';
 
 export interface StoreOptions {
   requestLog?: RequestLogOptions;
@@ -45,6 +46,8 @@ export interface Store {
   learnedFixes: LearnedFixRepo;
   /** The last quota each connection's upstream announced (written in batches by routing). */
   quotas: QuotaRepo;
+  /** The web search backend (`webSearch`), its key sealed. */
+  webSearch: WebSearchRepo;
   /** Flushes the request log, then closes the database. Safe to call more than once. */
   close(): void;
 }
@@ -54,12 +57,13 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
   try {
     const requestLog = createRequestLog(db, opts.requestLog);
     let closed = false;
+    const settings = createSettingsRepo(db);
     return {
       db,
       providers: createProviderRepo(db),
       connections: createConnectionRepo(db, opts.connections),
       combos: createComboRepo(db),
-      settings: createSettingsRepo(db),
+      settings,
       requestLog,
       resilience: createResilienceRepo(db),
       leases: createLeaseRepo(db),
@@ -69,6 +73,9 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
       usage: createUsageRollupRepo(db),
       learnedFixes: createLearnedFixRepo(db),
       quotas: createQuotaRepo(db),
+      webSearch: createWebSearchRepo(settings, opts.connections?.secretCodec, (err) =>
+        opts.connections?.onSecretError?.('webSearch', err),
+      ),
       close() {
         if (closed) return;
         closed = true;
@@ -114,3 +121,4 @@ export type { SessionPin, SessionPinRepo } from './session-pins';
 export type { SettingsRepo } from './settings';
 export type { SubscriptionRepo, SubscriptionRow } from './subscription';
 export type { SessionTotals, UsageBucket, UsageDims, UsageRollupRepo } from './usage-rollups';
+export type { WebSearchRepo } from './web-search';

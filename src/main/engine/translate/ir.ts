@@ -127,6 +127,32 @@ export interface IrUsage {
   reasoning: number | null;
   /** The service tier the provider says it served the answer on, when it says (its own name). */
   serviceTier?: string;
+  /** Web searches the gateway ran for the answer (websearch/): Anthropic's `server_tool_use`. */
+  webSearchRequests?: number;
+}
+
+/** One result of a web search the gateway ran (websearch/), already bounded and cleaned. */
+export interface IrSearchResult {
+  url: string;
+  title: string;
+  snippet: string;
+  /** How old the page is, as the backend put it ("2 days ago", a date), when it said. */
+  pageAge: string | null;
+}
+
+/**
+ * A web search the gateway ran on the model's behalf, shown to the client the way its API shows
+ * a server-side search (Anthropic `server_tool_use` + `web_search_tool_result`, a Responses
+ * `web_search_call`). `error` is set instead of results when it could not run.
+ */
+export interface IrWebSearch {
+  id: string;
+  query: string;
+  results: IrSearchResult[];
+  error: {
+    code: 'unavailable' | 'max_uses_exceeded' | 'invalid_tool_input';
+    message: string;
+  } | null;
 }
 
 export interface IrResponse {
@@ -160,6 +186,7 @@ export type IrEvent =
   | { type: 'tool_args'; index: number; delta: string }
   | { type: 'usage'; usage: IrUsage }
   | { type: 'stop'; stop: IrStop; stopSequence: string | null }
+  | { type: 'web_search'; search: IrWebSearch }
   | { type: 'error'; error: IrError };
 
 /** A parsed request plus what the parser could not carry over. */
@@ -191,6 +218,7 @@ export function mergeIrUsage(into: IrUsage, from: IrUsage): void {
   if (from.cacheCreation !== null) into.cacheCreation = from.cacheCreation;
   if (from.reasoning !== null) into.reasoning = from.reasoning;
   if (from.serviceTier !== undefined) into.serviceTier = from.serviceTier;
+  if (from.webSearchRequests !== undefined) into.webSearchRequests = from.webSearchRequests;
 }
 
 export function emptyRequest(model: string): IrRequest {

@@ -100,6 +100,10 @@ export interface PipelineDeps extends FrontDoorDeps {
   quotaWaits?: QuotaWaitRoom;
   /** Reports a queue rejection for the event stream. */
   events?(r: { code: string; candidate: Candidate; message: string }): void;
+  /** The search backend the gateway runs a search tool on for providers without one (web-search.ts). */
+  webSearch?: import('../../websearch/service').WebSearchService;
+  /** A search the gateway ran could not run: for the event stream. */
+  webSearchUnavailable?(backend: string | null, cause: string): void;
   /** What combo strategies decide from (docs/routing.md), fed by every upstream call. */
   routing?: RoutingSignals;
   /** quota-share's fair sharing of a combo's connections between gateway keys. */

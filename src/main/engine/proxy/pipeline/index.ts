@@ -30,6 +30,7 @@ import { contextWindow } from './shape-failover';
 import { strategy } from './strategy';
 import { toolLimit } from './tool-limit';
 import { translate } from './translate';
+import { webSearch } from './web-search';
 
 export type { CaptureMode, StoredCapture } from './capture-held';
 export type { PipelineDeps } from './deps';
@@ -78,6 +79,7 @@ const REQUEST: readonly RequestStage[] = [
   plan, //       leased connections taken out or preferred
   strategy, //   the combo's strategy orders what is left, and says why
   orchestrate(ATTEMPT), // fusion, pipeline, context-relay: internal calls, then the final one
+  webSearch(ATTEMPT), // a search tool the target cannot run: the gateway's search loop answers
   dispatch(ATTEMPT), // candidates in order, failover, cooldown wait, the answer
 ];
 

@@ -28,7 +28,14 @@ export interface InternalRequest {
 }
 
 export type InternalAnswer =
-  | { ok: true; label: string; text: string }
+  | {
+      ok: true;
+      label: string;
+      text: string;
+      response: IrResponse;
+      /** The candidate that answered. */
+      served: Candidate | null;
+    }
   | {
       ok: false;
       label: string;
@@ -60,7 +67,12 @@ export async function internalCall(
     };
     return { ok: false, label: request.ref, error, why: `${request.ref} has no usable connection` };
   }
-  const json = emitRequest('openai-chat', { ...request.ir, stream: false }).value;
+  // A Chat-only provider is sent the Chat request as it is: `max_tokens`, not OpenAI's newer name.
+  const json = emitRequest(
+    'openai-chat',
+    { ...request.ir, stream: false },
+    candidates[0]!.target.provider.format,
+  ).value;
   const raw = Buffer.from(JSON.stringify(json));
   const sink = new CapturedResponse(parent.res);
   const child: RequestContext = {
@@ -114,7 +126,8 @@ function answerOf(child: RequestContext, text: string, label: string): InternalA
     body = null;
   }
   if (child.status >= 200 && child.status < 300 && body !== null && typeof body === 'object') {
-    return { ok: true, label, text: answerText(parseResponse('openai-chat', body as never)) };
+    const response = parseResponse('openai-chat', body as never);
+    return { ok: true, label, text: answerText(response), response, served: child.served };
   }
   // The attempts' own steps name the connection and the cause ("b/m@b-1 failed (HTTP 500, …)").
   const failed = child.steps.filter((s) => / (failed|skipped) \(/.test(s));

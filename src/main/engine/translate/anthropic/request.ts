@@ -19,6 +19,7 @@ import {
   str,
   unknownKeys,
 } from '../ir';
+import { webSearchHistory } from './web-search';
 
 const KNOWN_REQUEST_KEYS = new Set([
   'model',
@@ -159,6 +160,12 @@ export function partOf(b: Json, dropped: string[]): IrPart | null {
     }
     case 'thinking':
       return { type: 'reasoning', text: str(b.thinking) ?? '', signature: str(b.signature) };
+    case 'server_tool_use':
+    case 'web_search_tool_result': {
+      const text = webSearchHistory(b);
+      if (!text) dropped.push(String(b.type));
+      return text;
+    }
     default:
       dropped.push(String(b.type));
       return null;

@@ -71,6 +71,9 @@ export function usageOut(u: IrUsage): Json {
     output_tokens: u.output ?? 0,
     cache_creation_input_tokens: creation,
     cache_read_input_tokens: cached,
+    ...(u.webSearchRequests !== undefined
+      ? { server_tool_use: { web_search_requests: u.webSearchRequests } }
+      : {}),
   };
 }
 

@@ -7,11 +7,13 @@ import {
   emptyUsage,
   type IrEvent,
   type IrStop,
+  type IrWebSearch,
   type Json,
   mergeIrUsage,
   type StreamWriter,
 } from '../ir';
 import { messageUsage, STOP_OUT, usageOut } from './response';
+import { webSearchBlocks } from './web-search';
 
 type Block = 'text' | 'thinking' | 'tool_use';
 
@@ -70,6 +72,8 @@ export class AnthropicStreamWriter implements StreamWriter {
       case 'usage':
         mergeIrUsage(this.usage, ev.usage);
         return '';
+      case 'web_search':
+        return this.webSearch(ev.search);
       case 'stop':
         this.stop = ev.stop;
         this.stopSequence = ev.stopSequence;
@@ -108,6 +112,15 @@ export class AnthropicStreamWriter implements StreamWriter {
         usage: messageUsage(this.usage),
       },
     });
+  }
+
+  /** The search's two blocks, whole: the call (its input as one delta, as the API sends it), then its result. */
+  private webSearch(search: IrWebSearch): string {
+    const [use, result] = webSearchBlocks(search);
+    const s =
+      this.openBlock('tool_use', { ...use, input: {} }) +
+      delta(this.index, { type: 'input_json_delta', partial_json: JSON.stringify(use.input) });
+    return `${s}${this.openBlock('tool_use', result)}${this.close()}`;
   }
 
   /** Opens a thinking block unless one is open already. */

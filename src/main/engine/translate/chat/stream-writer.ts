@@ -58,6 +58,9 @@ export class ChatStreamWriter implements StreamWriter {
       case 'usage':
         mergeIrUsage(this.usage, ev.usage);
         return '';
+      case 'web_search':
+        // Chat has no server-side tool to show; the answer's text carries what was found.
+        return '';
       case 'stop':
         if (this.stopped) return '';
         this.stopped = true;

@@ -8,11 +8,13 @@ import {
   emptyUsage,
   type IrEvent,
   type IrStop,
+  type IrWebSearch,
   type Json,
   mergeIrUsage,
   type StreamWriter,
 } from '../ir';
 import { FINISH_OUT, usageOut } from './response';
+import { groundingMetadata } from './web-search';
 
 export class GeminiStreamWriter implements StreamWriter {
   private id = '';
@@ -21,6 +23,7 @@ export class GeminiStreamWriter implements StreamWriter {
   private readonly usage = emptyUsage();
   /** Calls whose arguments may still grow, by the IR's index. */
   private readonly pending = new Map<number, { id: string; name: string; args: string }>();
+  private readonly searches: IrWebSearch[] = [];
 
   write(ev: IrEvent): string {
     switch (ev.type) {
@@ -39,6 +42,10 @@ export class GeminiStreamWriter implements StreamWriter {
       }
       case 'usage':
         mergeIrUsage(this.usage, ev.usage);
+        return '';
+      case 'web_search':
+        // Grounding metadata goes out with the last chunk, as Gemini sends it.
+        this.searches.push(ev.search);
         return '';
       case 'stop':
         this.stop ??= ev.stop;
@@ -74,6 +81,9 @@ export class GeminiStreamWriter implements StreamWriter {
     const before = finishReason ? [] : this.calls();
     const candidate: Json = { content: { role: 'model', parts: [...before, ...parts] }, index: 0 };
     if (finishReason) candidate.finishReason = finishReason;
+    if (finishReason && this.searches.length > 0) {
+      candidate.groundingMetadata = groundingMetadata(this.searches);
+    }
     return `data: ${JSON.stringify({
       candidates: [candidate],
       ...(usage ? { usageMetadata: usage } : {}),

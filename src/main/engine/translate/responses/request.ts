@@ -22,6 +22,7 @@ import {
   unknownKeys,
 } from '../ir';
 import { functionFields, jsonSchemaFields } from '../openai-fields';
+import { webSearchCallHistory } from './web-search';
 
 const KNOWN_REQUEST_KEYS = new Set([
   'model',
@@ -133,6 +134,10 @@ export function parseRequest(body: Json): Parsed<IrRequest> {
         text,
         signature: str(item.encrypted_content),
       });
+    } else if (type === 'web_search_call') {
+      const text = webSearchCallHistory(item);
+      if (text) pushPart(ir.messages, 'assistant', text);
+      else dropped.push('input[web_search_call]');
     } else if (type === 'item_reference') {
       throw new TranslationError(
         '`item_reference` input items need state stored by OpenAI; send the items themselves',

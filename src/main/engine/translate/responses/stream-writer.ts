@@ -9,11 +9,13 @@ import {
   type IrError,
   type IrEvent,
   type IrStop,
+  type IrWebSearch,
   type Json,
   mergeIrUsage,
   type StreamWriter,
 } from '../ir';
 import { type Envelope, itemId, responseObject, usageOut } from './response';
+import { webSearchItem } from './web-search';
 
 export interface ResponsesWriterOptions {
   createdAt: number;
@@ -27,7 +29,7 @@ export interface ResponsesWriterOptions {
 
 /** An output item as it is written: `text` gathers its text, arguments or custom input. */
 interface OpenItem {
-  kind: 'message' | 'reasoning' | 'function_call' | 'custom_tool_call';
+  kind: 'message' | 'reasoning' | 'function_call' | 'custom_tool_call' | 'web_search_call';
   id: string;
   outputIndex: number;
   text: string;
@@ -35,6 +37,8 @@ interface OpenItem {
   callId: string;
   name: string;
   closed: boolean;
+  /** A `web_search_call` item's search. */
+  search?: IrWebSearch;
 }
 
 const ITEM_PREFIX: Record<OpenItem['kind'], string> = {
@@ -42,6 +46,7 @@ const ITEM_PREFIX: Record<OpenItem['kind'], string> = {
   reasoning: 'rs',
   custom_tool_call: 'ctc',
   function_call: 'fc',
+  web_search_call: 'ws',
 };
 
 export class ResponsesStreamWriter implements StreamWriter {
@@ -86,6 +91,8 @@ export class ResponsesStreamWriter implements StreamWriter {
       case 'usage':
         mergeIrUsage(this.usage, e.usage);
         return '';
+      case 'web_search':
+        return this.webSearch(e.search);
       case 'stop':
         this.stop = e.stop;
         return '';
@@ -193,12 +200,23 @@ export class ResponsesStreamWriter implements StreamWriter {
     });
   }
 
+  /** A finished search, as its item's whole life: added, in progress, searching, completed, done. */
+  private webSearch(search: IrWebSearch): string {
+    let s = this.open('web_search_call', '', '', search);
+    const it = this.current!;
+    const loc = { item_id: it.id, output_index: it.outputIndex };
+    s += this.ev('response.web_search_call.in_progress', loc);
+    s += this.ev('response.web_search_call.searching', loc);
+    s += this.ev('response.web_search_call.completed', loc);
+    return s + this.closeCurrent();
+  }
+
   private error(error: IrError): string {
     return streamErrorEvent('openai-responses', gatewayErrorOf(error), this.seq++);
   }
 
   /** Closes the current item (if any) and makes it the newest: `output_item.added` and all. */
-  private open(kind: OpenItem['kind'], callId = '', name = ''): string {
+  private open(kind: OpenItem['kind'], callId = '', name = '', search?: IrWebSearch): string {
     let s = this.closeCurrent();
     const it: OpenItem = {
       kind,
@@ -209,6 +227,7 @@ export class ResponsesStreamWriter implements StreamWriter {
       callId,
       name,
       closed: false,
+      ...(search ? { search } : {}),
     };
     this.items.push(it);
     this.current = it;
@@ -256,6 +275,8 @@ export class ResponsesStreamWriter implements StreamWriter {
           part: { type: 'summary_text', text: it.text },
         });
       }
+    } else if (it.kind === 'web_search_call') {
+      // Its events were written when it opened.
     } else if (it.kind === 'custom_tool_call') {
       // The input arrives as JSON fragments of `{"input": …}`: it is sent whole, once complete.
       const input = customInput(it.text);
@@ -272,6 +293,10 @@ export class ResponsesStreamWriter implements StreamWriter {
 
 /** An item as `output_item` events and the final response show it: contents only once closed. */
 function snapshot(it: OpenItem): Json {
+  if (it.kind === 'web_search_call') {
+    const search = it.search ?? { id: it.id, query: '', results: [], error: null };
+    return webSearchItem(search, it.id, it.closed);
+  }
   if (it.kind === 'message') {
     return {
       id: it.id,

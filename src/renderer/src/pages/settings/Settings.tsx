@@ -6,6 +6,7 @@ import { GatewayAddress } from './GatewayAddress';
 import { SettingRow } from './SettingRow';
 import { SettingsHeader } from './SettingsHeader';
 import { display, group, parseInput } from './setting-values';
+import { WebSearch } from './WebSearch';
 
 export function Settings() {
   const bridge = useDashboard((s) => s.bridge);
@@ -68,6 +69,7 @@ export function Settings() {
     <>
       {/* Outside the settings form: forms do not nest, and it saves on its own. */}
       <GatewayAddress />
+      <WebSearch />
       <form onSubmit={submit} aria-label="Settings" className="settings">
         <SettingsHeader
           dirty={dirty}
