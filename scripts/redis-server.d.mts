@@ -1,5 +1,33 @@
 import type { ChildProcess } from 'node:child_process';
 
 export function haveRedisServer(): boolean;
+export function haveRedisCli(): boolean;
 export function freePort(): Promise<number>;
-export function spawnRedisServer(port: number, dir: string): Promise<ChildProcess>;
+export function spawnRedisServer(
+  port: number,
+  dir: string,
+  extra?: string[],
+  opts?: { config?: string; ready?: string },
+): Promise<ChildProcess>;
+export function redisCli(args: string[]): string;
+export function spawnRedisCluster(
+  dir: string,
+  masters?: number,
+): Promise<{
+  ports: number[];
+  children: Map<number, ChildProcess>;
+  start(port: number): Promise<void>;
+  masters(): number[];
+  healthy(): Promise<void>;
+}>;
+export function spawnRedisSentinels(
+  dir: string,
+  name: string,
+  count?: number,
+): Promise<{
+  primary: number;
+  replica: number;
+  sentinels: number[];
+  children: Map<number, ChildProcess>;
+  primaryNow(): number;
+}>;

@@ -1,10 +1,22 @@
 // A real redis-server for team-mode tests: on a free loopback port, in a temporary directory,
 // without persistence. It can be stopped and started again on the same port (a Redis outage).
+// Also a real Redis Cluster and a primary with a replica behind Sentinels, whose primary can be
+// killed (a failover).
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, haveRedisServer, spawnRedisServer } from '../../scripts/redis-server.mjs';
+import { Cluster, Redis } from 'ioredis';
+import {
+  freePort,
+  haveRedisCli,
+  haveRedisServer,
+  redisCli,
+  spawnRedisCluster,
+  spawnRedisSentinels,
+  spawnRedisServer,
+} from '../../scripts/redis-server.mjs';
+import type { StateConfig } from '../../src/shared/contract';
 
 /** Why team-mode tests cannot run here (no redis-server binary), or null when they can. */
 export function redisMissing(): string | null {
@@ -55,6 +67,121 @@ export async function startRedis(): Promise<TestRedis> {
     },
     async close() {
       await stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Why Cluster and Sentinel tests cannot run here, or null when they can. */
+export function haRedisMissing(): string | null {
+  return (
+    redisMissing() ??
+    (haveRedisCli()
+      ? null
+      : 'redis-cli is not installed (Debian: apt-get install redis-tools; .ci/run installs it)')
+  );
+}
+
+/** A highly available Redis for team tests: what `state.redis` names, and its failover. */
+export interface TestHaRedis {
+  form: 'cluster' | 'sentinel';
+  /** `state.redis` without `keyPrefix`. */
+  config: NonNullable<StateConfig['redis']>;
+  /** Kills (SIGKILL) the primary serving `key` (any one on Sentinel) and waits for a replica to take over. */
+  killPrimary(key: string): Promise<void>;
+  /** A connection to it for the test itself (classic commands on a primary). */
+  connect(): Redis | Cluster;
+  close(): Promise<void>;
+}
+
+function killAll(children: Iterable<ChildProcess>): Promise<unknown> {
+  return Promise.all(
+    [...children].map((c) => {
+      if (c.exitCode !== null || c.signalCode !== null) return null;
+      const exited = new Promise((r) => c.once('exit', r));
+      c.kill('SIGKILL');
+      return exited;
+    }),
+  );
+}
+
+/** A 6-node Redis Cluster (3 primaries, 3 replicas) on loopback ports in a temporary folder. */
+export async function startRedisCluster(): Promise<TestHaRedis> {
+  const dir = mkdtempSync(join(tmpdir(), 'bw-redis-cluster-'));
+  const c = await spawnRedisCluster(dir);
+  const seeds = c.ports.map((p) => `redis://127.0.0.1:${p}`);
+  const nodes = c.ports.map((port) => ({ host: '127.0.0.1', port }));
+  return {
+    form: 'cluster',
+    config: { cluster: seeds },
+    async killPrimary(key: string) {
+      const slot = redisCli(['-p', String(c.masters()[0]), 'cluster', 'keyslot', key]).trim();
+      const owner = ownerOf(c.masters(), Number(slot));
+      if (owner === undefined) throw new Error(`no primary serves slot ${slot}`);
+      await killAll([c.children.get(owner)!]);
+      const end = Date.now() + 20_000;
+      // Until the others mark it failed and its replica serves the slot.
+      while (ownerOf(c.masters(), Number(slot)) === undefined || c.masters().includes(owner)) {
+        if (Date.now() > end) throw new Error('no replica took over in 20 s');
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      await c.healthy();
+    },
+    connect: () => new Cluster(nodes),
+    async close() {
+      await killAll(c.children.values());
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function ownerOf(masters: number[], slot: number): number | undefined {
+  return masters.find((p) => {
+    try {
+      return ownsSlot(p, slot);
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** Whether the primary on `port` serves `slot` (its own line of CLUSTER NODES). */
+function ownsSlot(port: number, slot: number): boolean {
+  const mine = redisCli(['-p', String(port), 'cluster', 'nodes'])
+    .split('\n')
+    .find((l) => l.includes('myself'));
+  if (!mine) return false;
+  return mine
+    .split(' ')
+    .slice(8)
+    .some((r) => {
+      const [from, to = from] = r.split('-').map(Number);
+      return slot >= from! && slot <= to!;
+    });
+}
+
+/** One primary, one replica and three Sentinels (master group `bwmaster`) on loopback ports. */
+export async function startRedisSentinel(): Promise<TestHaRedis> {
+  const dir = mkdtempSync(join(tmpdir(), 'bw-redis-sentinel-'));
+  const name = 'bwmaster';
+  const s = await spawnRedisSentinels(dir, name);
+  const sentinels = s.sentinels.map((p) => `127.0.0.1:${p}`);
+  return {
+    form: 'sentinel',
+    config: { sentinels, name },
+    async killPrimary() {
+      const before = s.primaryNow();
+      await killAll([s.children.get(before)!]);
+      const end = Date.now() + 20_000;
+      while (s.primaryNow() === before) {
+        if (Date.now() > end) throw new Error('Sentinel did not promote the replica in 20 s');
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    },
+    connect: () =>
+      new Redis({ sentinels: s.sentinels.map((port) => ({ host: '127.0.0.1', port })), name }),
+    async close() {
+      await killAll(s.children.values());
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -1,8 +1,17 @@
-// Reading every record back (the resync after an outage): SCAN on the one server, or on every
-// primary of a Cluster (a SCAN there sees only the node it is sent to).
+// Commands that must reach every primary of a Cluster (one is sent to a single node there):
+// reading every record back (the resync after an outage), and asking whether all are back.
 
 import { Cluster, type Redis } from 'ioredis';
 import type { AnyRedis } from './redis-target';
+
+function primaries(client: AnyRedis): Redis[] {
+  return client instanceof Cluster ? client.nodes('master') : [client];
+}
+
+/** Answered when every primary answers (a Cluster is back only when each of its shards is). */
+export function pingAll(client: AnyRedis): Promise<unknown> {
+  return Promise.all(primaries(client).map((n) => n.ping()));
+}
 
 /** Calls `each` with the field `v` of every hash matching `pattern`, a batch at a time. */
 export async function scanValues(
@@ -10,8 +19,7 @@ export async function scanValues(
   pattern: string,
   each: (value: unknown) => void,
 ): Promise<void> {
-  const nodes: Redis[] = client instanceof Cluster ? client.nodes('master') : [client];
-  for (const node of nodes) {
+  for (const node of primaries(client)) {
     let cursor = '0';
     do {
       const [next, keys] = await node.scan(cursor, 'MATCH', pattern, 'COUNT', 500);

@@ -28,11 +28,32 @@ export class RedisSubscriber {
       ? // A sharded subscription names channels of one slot: one call per channel.
         () => Promise.all(channels.map((c) => (sub as Cluster).ssubscribe(c)))
       : () => sub.subscribe(...channels);
+    let ready = false;
+    const up = () => {
+      ready = true;
+      handlers.ready();
+    };
+    // Only a loss after being ready is an outage (the first connect is not one).
+    const lost = (reason: string) => {
+      if (!ready) return;
+      ready = false;
+      handlers.lost(reason);
+    };
     sub.on('error', () => {});
     sub.on('ready', () => {
-      subscribe().then(handlers.ready, handlers.failed);
+      subscribe().then(up, handlers.failed);
     });
-    sub.on('close', () => handlers.lost('subscriber connection closed'));
+    sub.on('close', () => lost('subscriber connection closed'));
+    if (keys.sharded) {
+      // One shard's subscriber lost (its primary died): what it would have heard is missed, so
+      // this counts as an outage until every shard's subscriber is back (a resync then).
+      sub.on('-node', () => lost("a shard's subscriber connection closed"));
+      // Said after each reshuffle, even while a dead primary's subscriber still fails: asking
+      // again for every channel tells.
+      sub.on('subscribersReady', () => {
+        if (!ready) subscribe().then(up, () => {});
+      });
+    }
     const deliver = (channel: string, message: string) => {
       if (this.changes.has(channel)) handlers.change(message);
       else if (this.permits.has(channel)) handlers.permit(message);

@@ -110,6 +110,8 @@ function clusterOptions(seeds: string[], o: ConnectOptions, subscriber: boolean)
     retryDelayOnClusterDown: 100,
     retryDelayOnTryAgain: 100,
     clusterRetryStrategy: o.retryStrategy,
+    // Learn a promoted replica soon even when no command was refused meanwhile.
+    slotsRefreshInterval: 1_000,
     // Sharded pub/sub (Redis 7): each channel is served by the shard that owns its slot.
     shardedSubscribers: subscriber,
   };

@@ -27,7 +27,7 @@ import { PeerIntake } from './peer-intake';
 import { RedisCounters } from './redis-counters';
 import { clusterLayout, type KeyLayout, plainLayout } from './redis-keys';
 import { RedisLeases } from './redis-leases';
-import { scanValues } from './redis-scan';
+import { pingAll, scanValues } from './redis-scan';
 import { RedisSemaphore } from './redis-semaphore';
 import { RedisSubscriber } from './redis-subscriber';
 import { type AnyRedis, type ConnectOptions, openClient, type RedisTarget } from './redis-target';
@@ -126,7 +126,7 @@ export class RedisState implements StateBackend {
     this.client.defineCommand('bwReleaseProbe', { numberOfKeys: 1, lua: RELEASE_PROBE });
     this.scripts = this.client as unknown as ScriptClient;
     this.outage = new OutageProbe(
-      () => this.client.ping(),
+      () => pingAll(this.client),
       () => this.maybeUp(),
       opts.probeIntervalMs ?? 1_000,
     );
