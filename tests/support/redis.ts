@@ -89,8 +89,8 @@ export interface TestHaRedis {
   config: NonNullable<StateConfig['redis']>;
   /** Kills (SIGKILL) the primary serving `key` (any one on Sentinel) and waits for a replica to take over. */
   killPrimary(key: string): Promise<void>;
-  /** A connection to it for the test itself (classic commands on a primary). */
-  connect(): Redis | Cluster;
+  /** A connection to it for the test itself (`subscriber`: for sharded pub/sub on a Cluster). */
+  connect(subscriber?: boolean): Redis | Cluster;
   close(): Promise<void>;
 }
 
@@ -127,7 +127,7 @@ export async function startRedisCluster(): Promise<TestHaRedis> {
       }
       await c.healthy();
     },
-    connect: () => new Cluster(nodes),
+    connect: (subscriber = false) => new Cluster(nodes, { shardedSubscribers: subscriber }),
     async close() {
       await killAll(c.children.values());
       rmSync(dir, { recursive: true, force: true });
