@@ -13,10 +13,12 @@ export function redisCli(args: string[]): string;
 export function spawnRedisCluster(
   dir: string,
   masters?: number,
+  password?: string | null,
 ): Promise<{
   ports: number[];
   children: Map<number, ChildProcess>;
   start(port: number): Promise<void>;
+  cli(args: string[]): string;
   masters(): number[];
   healthy(): Promise<void>;
 }>;
@@ -24,6 +26,7 @@ export function spawnRedisSentinels(
   dir: string,
   name: string,
   count?: number,
+  auth?: { password?: string; sentinelPassword?: string },
 ): Promise<{
   primary: number;
   replica: number;

@@ -94,12 +94,19 @@ async function waitFor(what, check, ms = 20_000) {
   throw new Error(`timed out waiting for ${what}`);
 }
 
+/** `redis-cli` arguments with a password first, when there is one. */
+function authed(password, args) {
+  return password ? ['-a', password, '--no-auth-warning', ...args] : args;
+}
+
 /**
  * A Redis Cluster of `masters` primaries with one replica each, every node in its own folder
  * under `dir` (a node's `nodes.conf` is kept there, so a killed node started again rejoins).
  * Nodes time out after 1 s, so a replica takes over a killed primary within a few seconds.
+ * With `password`, every node requires it (the `default` user's).
  */
-export async function spawnRedisCluster(dir, masters = 3) {
+export async function spawnRedisCluster(dir, masters = 3, password = null) {
+  const cli = (args) => redisCli(authed(password, args));
   const ports = [];
   for (let i = 0; i < masters * 2; i++) ports.push(await freePort());
   const args = (port) => [
@@ -112,6 +119,7 @@ export async function spawnRedisCluster(dir, masters = 3) {
     // A replica that never synced cannot take over: sync at once, not after 5 s.
     '--repl-diskless-sync-delay',
     '0',
+    ...(password ? ['--requirepass', password, '--masterauth', password] : []),
   ];
   const nodeDir = (port) => {
     const d = join(dir, String(port));
@@ -123,7 +131,7 @@ export async function spawnRedisCluster(dir, masters = 3) {
     children.set(port, await spawnRedisServer(port, nodeDir(port), args(port)));
   };
   await Promise.all(ports.map(start));
-  redisCli([
+  cli([
     '--cluster',
     'create',
     ...ports.map((p) => `127.0.0.1:${p}`),
@@ -133,12 +141,12 @@ export async function spawnRedisCluster(dir, masters = 3) {
   ]);
   const healthy = () =>
     [...children.keys()].every((p) =>
-      redisCli(['-p', String(p), 'cluster', 'info']).includes('cluster_state:ok'),
+      cli(['-p', String(p), 'cluster', 'info']).includes('cluster_state:ok'),
     );
   await waitFor('the cluster to be ok on every node', healthy);
   await waitFor('every replica to sync', () =>
     ports.every((p) => {
-      const info = redisCli(['-p', String(p), 'info', 'replication']);
+      const info = cli(['-p', String(p), 'info', 'replication']);
       return info.includes('role:master') || info.includes('master_link_status:up');
     }),
   );
@@ -146,12 +154,14 @@ export async function spawnRedisCluster(dir, masters = 3) {
     ports,
     children,
     start,
+    /** redis-cli with the cluster's password. */
+    cli,
     /** The ports of the primaries now. */
     masters() {
       const alive = [...children.entries()].find(
         ([, c]) => c.exitCode === null && c.signalCode === null,
       );
-      const out = redisCli(['-p', String(alive?.[0]), 'cluster', 'nodes']);
+      const out = cli(['-p', String(alive?.[0]), 'cluster', 'nodes']);
       return out
         .split('\n')
         .filter((l) => /\bmaster\b/.test(l) && !/\bfail\b/.test(l))
@@ -165,7 +175,7 @@ export async function spawnRedisCluster(dir, masters = 3) {
           ([, c]) => c.exitCode === null && c.signalCode === null,
         );
         return alive.every(([p]) =>
-          redisCli(['-p', String(p), 'cluster', 'info']).includes('cluster_state:ok'),
+          cli(['-p', String(p), 'cluster', 'info']).includes('cluster_state:ok'),
         );
       }),
   };
@@ -174,8 +184,12 @@ export async function spawnRedisCluster(dir, masters = 3) {
 /**
  * A primary with one replica and `count` Sentinels monitoring them as `name` (quorum: a
  * majority), each in its own folder under `dir`. The primary is declared down after 1 s.
+ * `auth.password`: the data nodes require it; `auth.sentinelPassword`: the Sentinels do.
  */
-export async function spawnRedisSentinels(dir, name, count = 3) {
+export async function spawnRedisSentinels(dir, name, count = 3, auth = {}) {
+  const { password = null, sentinelPassword = null } = auth;
+  const cli = (args) => redisCli(authed(password, args));
+  const sentinelCli = (args) => redisCli(authed(sentinelPassword, args));
   const [primary, replica] = [await freePort(), await freePort()];
   const sub = (n) => {
     const d = join(dir, n);
@@ -183,7 +197,11 @@ export async function spawnRedisSentinels(dir, name, count = 3) {
     return d;
   };
   const children = new Map();
-  const quick = ['--repl-diskless-sync-delay', '0'];
+  const quick = [
+    '--repl-diskless-sync-delay',
+    '0',
+    ...(password ? ['--requirepass', password, '--masterauth', password] : []),
+  ];
   children.set(primary, await spawnRedisServer(primary, sub('primary'), quick));
   children.set(
     replica,
@@ -195,7 +213,7 @@ export async function spawnRedisSentinels(dir, name, count = 3) {
     ]),
   );
   await waitFor('the replica to sync', () =>
-    redisCli(['-p', String(replica), 'info', 'replication']).includes('master_link_status:up'),
+    cli(['-p', String(replica), 'info', 'replication']).includes('master_link_status:up'),
   );
   const sentinels = [];
   for (let i = 0; i < count; i++) {
@@ -209,6 +227,8 @@ export async function spawnRedisSentinels(dir, name, count = 3) {
         `sentinel down-after-milliseconds ${name} 1000`,
         `sentinel failover-timeout ${name} 5000`,
         `sentinel parallel-syncs ${name} 1`,
+        ...(password ? [`sentinel auth-pass ${name} ${password}`] : []),
+        ...(sentinelPassword ? [`requirepass ${sentinelPassword}`] : []),
         '',
       ].join('\n'),
     );
@@ -219,12 +239,18 @@ export async function spawnRedisSentinels(dir, name, count = 3) {
     sentinels.push(port);
   }
   const primaryNow = () => {
-    const out = redisCli(['-p', String(sentinels[0]), 'sentinel', 'get-master-addr-by-name', name]);
+    const out = sentinelCli([
+      '-p',
+      String(sentinels[0]),
+      'sentinel',
+      'get-master-addr-by-name',
+      name,
+    ]);
     return Number(out.trim().split('\n')[1]);
   };
   await waitFor('every Sentinel to see the replica', () =>
     sentinels.every((p) =>
-      /num-slaves\n1\b/.test(redisCli(['-p', String(p), 'sentinel', 'master', name])),
+      /num-slaves\n1\b/.test(sentinelCli(['-p', String(p), 'sentinel', 'master', name])),
     ),
   );
   return { primary, replica, sentinels, children, primaryNow };

@@ -216,3 +216,62 @@ describe.skipIf(missing !== null).each(forms)(
     }, 60_000);
   },
 );
+
+const PASSWORD = 'ha-pass-0123456789';
+const SENTINEL_PASSWORD = 'ha-sentinel-pass-0123';
+const guarded = [
+  ['Cluster', () => startRedisCluster({ password: PASSWORD })],
+  [
+    'Sentinel',
+    () => startRedisSentinel({ password: PASSWORD, sentinelPassword: SENTINEL_PASSWORD }),
+  ],
+] as const;
+
+describe.skipIf(missing !== null).each(guarded)(
+  `the Redis backend on %s with passwords${missing ? ` (skipped: ${missing})` : ''}`,
+  (_form, start) => {
+    let redis: TestHaRedis;
+    beforeAll(async () => {
+      redis = await start();
+    }, 60_000);
+    afterAll(async () => {
+      await redis?.close();
+    });
+
+    it('connects with the ACL user and password, and a wrong password is an outage never logged', async () => {
+      const log = captureLogger();
+      const open = (r: NonNullable<TestHaRedis['config']>) =>
+        new RedisState({ target: targetOf(r, {})!, keyPrefix: PREFIX, log });
+      const a = open(redis.config);
+      const b = open(redis.config);
+      const seen: string[] = [];
+      b.onChange((c) => seen.push(c.id));
+      const wrong =
+        redis.form === 'cluster'
+          ? {
+              cluster: (redis.config.cluster ?? []).map((s) =>
+                s.replace(encodeURIComponent(PASSWORD), 'wrong-pass-42'),
+              ),
+            }
+          : { ...redis.config, password: 'wrong-pass-42' };
+      const refused = open(wrong);
+      try {
+        await until(
+          'both connected',
+          () => [a, b].every((x) => x.view().status === 'connected'),
+          10_000,
+        );
+        a.put({ kind: 'breaker', id: 'guarded', value: BREAKER }, null);
+        await until('B hears it', () => seen.includes('guarded'));
+        await new Promise((r) => setTimeout(r, 1_000));
+        expect(refused.view().status).toBe('degraded');
+        expect(await refused.probe('x', 1_000)).toBe('local');
+        const all = log.lines.join('\n');
+        for (const secret of [PASSWORD, SENTINEL_PASSWORD, 'wrong-pass-42'])
+          expect(all).not.toContain(secret);
+      } finally {
+        await Promise.all([a.close(), b.close(), refused.close()]);
+      }
+    }, 30_000);
+  },
+);

@@ -11,7 +11,6 @@ import {
   freePort,
   haveRedisCli,
   haveRedisServer,
-  redisCli,
   spawnRedisCluster,
   spawnRedisSentinels,
   spawnRedisServer,
@@ -105,17 +104,30 @@ function killAll(children: Iterable<ChildProcess>): Promise<unknown> {
   );
 }
 
-/** A 6-node Redis Cluster (3 primaries, 3 replicas) on loopback ports in a temporary folder. */
-export async function startRedisCluster(): Promise<TestHaRedis> {
+/**
+ * A 6-node Redis Cluster (3 primaries, 3 replicas) on loopback ports in a temporary folder;
+ * with `password`, required of the ACL user `default` (and given in the seed URLs).
+ */
+export async function startRedisCluster(auth: { password?: string } = {}): Promise<TestHaRedis> {
   const dir = mkdtempSync(join(tmpdir(), 'bw-redis-cluster-'));
-  const c = await spawnRedisCluster(dir);
-  const seeds = c.ports.map((p) => `redis://127.0.0.1:${p}`);
+  const c = await spawnRedisCluster(dir, 3, auth.password ?? null);
+  const user = auth.password ? `default:${encodeURIComponent(auth.password)}@` : '';
+  const seeds = c.ports.map((p) => `redis://${user}127.0.0.1:${p}`);
   const nodes = c.ports.map((port) => ({ host: '127.0.0.1', port }));
+  const redisOptions = auth.password ? { password: auth.password } : {};
+  const ownerOf = (masters: number[], slot: number) =>
+    masters.find((p) => {
+      try {
+        return ownsSlot(c.cli, p, slot);
+      } catch {
+        return false;
+      }
+    });
   return {
     form: 'cluster',
     config: { cluster: seeds },
     async killPrimary(key: string) {
-      const slot = redisCli(['-p', String(c.masters()[0]), 'cluster', 'keyslot', key]).trim();
+      const slot = c.cli(['-p', String(c.masters()[0]), 'cluster', 'keyslot', key]).trim();
       const owner = ownerOf(c.masters(), Number(slot));
       if (owner === undefined) throw new Error(`no primary serves slot ${slot}`);
       await killAll([c.children.get(owner)!]);
@@ -127,7 +139,8 @@ export async function startRedisCluster(): Promise<TestHaRedis> {
       }
       await c.healthy();
     },
-    connect: (subscriber = false) => new Cluster(nodes, { shardedSubscribers: subscriber }),
+    connect: (subscriber = false) =>
+      new Cluster(nodes, { shardedSubscribers: subscriber, redisOptions }),
     async close() {
       await killAll(c.children.values());
       rmSync(dir, { recursive: true, force: true });
@@ -135,19 +148,9 @@ export async function startRedisCluster(): Promise<TestHaRedis> {
   };
 }
 
-function ownerOf(masters: number[], slot: number): number | undefined {
-  return masters.find((p) => {
-    try {
-      return ownsSlot(p, slot);
-    } catch {
-      return false;
-    }
-  });
-}
-
 /** Whether the primary on `port` serves `slot` (its own line of CLUSTER NODES). */
-function ownsSlot(port: number, slot: number): boolean {
-  const mine = redisCli(['-p', String(port), 'cluster', 'nodes'])
+function ownsSlot(cli: (args: string[]) => string, port: number, slot: number): boolean {
+  const mine = cli(['-p', String(port), 'cluster', 'nodes'])
     .split('\n')
     .find((l) => l.includes('myself'));
   if (!mine) return false;
@@ -160,15 +163,24 @@ function ownsSlot(port: number, slot: number): boolean {
     });
 }
 
-/** One primary, one replica and three Sentinels (master group `bwmaster`) on loopback ports. */
-export async function startRedisSentinel(): Promise<TestHaRedis> {
+/**
+ * One primary, one replica and three Sentinels (master group `bwmaster`) on loopback ports;
+ * `password`: the data nodes require it (ACL user `default`), `sentinelPassword`: the Sentinels.
+ */
+export async function startRedisSentinel(
+  auth: { password?: string; sentinelPassword?: string } = {},
+): Promise<TestHaRedis> {
   const dir = mkdtempSync(join(tmpdir(), 'bw-redis-sentinel-'));
   const name = 'bwmaster';
-  const s = await spawnRedisSentinels(dir, name);
+  const s = await spawnRedisSentinels(dir, name, 3, auth);
   const sentinels = s.sentinels.map((p) => `127.0.0.1:${p}`);
+  const secrets = {
+    ...(auth.password ? { username: 'default', password: auth.password } : {}),
+    ...(auth.sentinelPassword ? { sentinelPassword: auth.sentinelPassword } : {}),
+  };
   return {
     form: 'sentinel',
-    config: { sentinels, name },
+    config: { sentinels, name, ...secrets },
     async killPrimary() {
       const before = s.primaryNow();
       await killAll([s.children.get(before)!]);
@@ -179,7 +191,11 @@ export async function startRedisSentinel(): Promise<TestHaRedis> {
       }
     },
     connect: () =>
-      new Redis({ sentinels: s.sentinels.map((port) => ({ host: '127.0.0.1', port })), name }),
+      new Redis({
+        sentinels: s.sentinels.map((port) => ({ host: '127.0.0.1', port })),
+        name,
+        ...secrets,
+      }),
     async close() {
       await killAll(s.children.values());
       rmSync(dir, { recursive: true, force: true });
