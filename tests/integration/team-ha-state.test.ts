@@ -170,11 +170,21 @@ describe.skipIf(missing !== null).each(forms)(
     });
 
     it('the primary killed: calls fail open meanwhile, then both are connected and sharing again', async () => {
-      // On a Cluster, the primary the load's semaphore lives on.
-      const key = clusterLayout(PREFIX).semaphore('load').key;
+      // On a Cluster, the primary the load's semaphore lives on, and a record on it too.
+      const layout = clusterLayout(PREFIX);
+      const key = layout.semaphore('load').key;
+      const tag = (k: string) => /\{[^}]*\}/.exec(k)?.[0];
+      let n = 0;
+      while (tag(layout.record('breaker', `during-${n}`).key) !== tag(key)) n++;
+      const learnt = ['during-a', 'during-b', `during-${n}`];
       const signal = new AbortController().signal;
       let failures = 0;
       let slowest = 0;
+      let written = 0;
+      const failing = (failures: number) => ({
+        ...BREAKER,
+        state: { ...BREAKER.state, failures },
+      });
       let running = true;
       const statuses: string[] = [];
       a.onStatus((v) => statuses.push(v.status));
@@ -187,6 +197,9 @@ describe.skipIf(missing !== null).each(forms)(
             (await a.permit('load', 5, 1_000, 50, signal)).release();
             await a.admitCounters([{ id: 'budget:l:requests:1', max: null, ttlMs: 5_000 }]);
             slowest = Math.max(slowest, Date.now() - t0);
+            // Learnt all along, on the dead shard's group too: the latest must reach B.
+            written++;
+            for (const id of learnt) a.put({ kind: 'breaker', id, value: failing(written) }, null);
           } catch {
             failures++;
           }
@@ -210,6 +223,13 @@ describe.skipIf(missing !== null).each(forms)(
       // The failover was felt (A fell back to its own state), and A came back.
       expect(statuses).toContain('degraded');
       expect(statuses.at(-1)).toBe('connected');
+      const latest = (id: string) =>
+        (seenByB.findLast((c) => c.id === id)?.value as typeof BREAKER | undefined)?.state.failures;
+      await until(
+        'B has the latest of what A learnt during the failover',
+        () => learnt.every((id) => latest(id) === written),
+        10_000,
+      );
       a.lengthen({ kind: 'health', id: 'after-failover', value: cooling(9_000) }, 9_000, 60_000);
       await until(
         'B hears the cooldown on the new primary',
