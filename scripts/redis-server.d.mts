@@ -33,4 +33,6 @@ export function spawnRedisSentinels(
   sentinels: number[];
   children: Map<number, ChildProcess>;
   primaryNow(): number;
+  /** Starts the primary or the replica (by port) again, empty, as first started. */
+  startData(port: number): Promise<void>;
 }>;

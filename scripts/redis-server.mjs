@@ -197,21 +197,20 @@ export async function spawnRedisSentinels(dir, name, count = 3, auth = {}) {
     return d;
   };
   const children = new Map();
+  const dataArgs = new Map();
+  const startData = async (port) => {
+    const [dirName, args] = dataArgs.get(port);
+    children.set(port, await spawnRedisServer(port, sub(dirName), args));
+  };
   const quick = [
     '--repl-diskless-sync-delay',
     '0',
     ...(password ? ['--requirepass', password, '--masterauth', password] : []),
   ];
-  children.set(primary, await spawnRedisServer(primary, sub('primary'), quick));
-  children.set(
-    replica,
-    await spawnRedisServer(replica, sub('replica'), [
-      ...quick,
-      '--replicaof',
-      '127.0.0.1',
-      String(primary),
-    ]),
-  );
+  dataArgs.set(primary, ['primary', quick]);
+  dataArgs.set(replica, ['replica', [...quick, '--replicaof', '127.0.0.1', String(primary)]]);
+  await startData(primary);
+  await startData(replica);
   await waitFor('the replica to sync', () =>
     cli(['-p', String(replica), 'info', 'replication']).includes('master_link_status:up'),
   );
@@ -253,5 +252,5 @@ export async function spawnRedisSentinels(dir, name, count = 3, auth = {}) {
       /num-slaves\n1\b/.test(sentinelCli(['-p', String(p), 'sentinel', 'master', name])),
     ),
   );
-  return { primary, replica, sentinels, children, primaryNow };
+  return { primary, replica, sentinels, children, primaryNow, startData };
 }

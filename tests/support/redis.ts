@@ -88,6 +88,8 @@ export interface TestHaRedis {
   config: NonNullable<StateConfig['redis']>;
   /** Kills (SIGKILL) the primary serving `key` (any one on Sentinel) and waits for a replica to take over. */
   killPrimary(key: string): Promise<void>;
+  /** Stops every data node (SIGKILL) and starts them again, empty, on the same ports. */
+  outage: { stop(): Promise<void>; start(): Promise<void> };
   /** A connection to it for the test itself (`subscriber`: for sharded pub/sub on a Cluster). */
   connect(subscriber?: boolean): Redis | Cluster;
   close(): Promise<void>;
@@ -139,6 +141,13 @@ export async function startRedisCluster(auth: { password?: string } = {}): Promi
       }
       await c.healthy();
     },
+    outage: {
+      stop: () => killAll(c.children.values()).then(() => {}),
+      async start() {
+        await Promise.all(c.ports.map(c.start));
+        await c.healthy();
+      },
+    },
     connect: (subscriber = false) =>
       new Cluster(nodes, { shardedSubscribers: subscriber, redisOptions }),
     async close() {
@@ -189,6 +198,13 @@ export async function startRedisSentinel(
         if (Date.now() > end) throw new Error('Sentinel did not promote the replica in 20 s');
         await new Promise((r) => setTimeout(r, 100));
       }
+    },
+    outage: {
+      stop: () => killAll([s.primary, s.replica].map((p) => s.children.get(p)!)).then(() => {}),
+      async start() {
+        await s.startData(s.primary);
+        await s.startData(s.replica);
+      },
     },
     connect: () =>
       new Redis({
