@@ -1,6 +1,7 @@
 // Team mode on highly available Redis (issue 34): every scenario of
 // tests/support/team-scenarios.ts on a real 6-node Redis Cluster (3 primaries, 3 replicas) and
-// on one primary with one replica behind three Sentinels, with a primary killed mid-load.
+// on one primary with one replica behind three Sentinels: every data node stopped and started
+// again mid-load, then a primary killed mid-load.
 import { describe } from 'vitest';
 import { haRedisMissing, startRedisCluster, startRedisSentinel } from '../support/redis';
 import { listenOn, teamScenarios } from '../support/team-scenarios';
@@ -20,10 +21,11 @@ describe.skipIf(missing !== null).each(forms)(
         return {
           state: redis.config,
           listen: (prefix) => listenOn(redis.connect(true), prefix),
+          outage: redis.outage,
           failover: redis.killPrimary,
           close: redis.close,
         };
       },
-      { outage: false, failover: true },
+      { outage: true, failover: true },
     ),
 );

@@ -6,62 +6,121 @@ import type { Cluster } from 'ioredis';
 import type { KeyLayout } from './redis-keys';
 import type { AnyRedis } from './redis-target';
 
+/** How often a sharded subscription not yet granted everywhere is asked for again. */
+const RETRY_MS = 250;
+/**
+ * Refused this many times in a row while the cluster client says it is ready: its shard
+ * subscribers are not coming back by themselves (ioredis does not recreate them when the
+ * cluster returns with the same slot map after every node was away), so a new client is made.
+ */
+const REOPEN_AFTER = 8;
+
+interface Handlers {
+  change(message: string): void;
+  permit(scope: string): void;
+  ready(): void;
+  lost(reason: string): void;
+  failed(err: unknown): void;
+}
+
 export class RedisSubscriber {
+  private sub: AnyRedis;
+  private ready = false;
+  private retry: NodeJS.Timeout | null = null;
+  private refusals = 0;
+  private closed = false;
   private readonly changes: Set<string>;
   private readonly permits: Set<string>;
+  private readonly channels: string[];
 
   constructor(
-    private readonly sub: AnyRedis,
-    keys: KeyLayout,
-    handlers: {
-      change(message: string): void;
-      permit(scope: string): void;
-      ready(): void;
-      lost(reason: string): void;
-      failed(err: unknown): void;
-    },
+    private readonly open: () => AnyRedis,
+    private readonly keys: KeyLayout,
+    private readonly handlers: Handlers,
   ) {
     this.changes = new Set(keys.changeChannels);
     this.permits = new Set(keys.permitChannels);
-    const channels = [...keys.changeChannels, ...keys.permitChannels];
-    const subscribe = keys.sharded
-      ? // A sharded subscription names channels of one slot: one call per channel.
-        () => Promise.all(channels.map((c) => (sub as Cluster).ssubscribe(c)))
-      : () => sub.subscribe(...channels);
-    let ready = false;
-    const up = () => {
-      ready = true;
-      handlers.ready();
-    };
-    // Only a loss after being ready is an outage (the first connect is not one).
-    const lost = (reason: string) => {
-      if (!ready) return;
-      ready = false;
-      handlers.lost(reason);
-    };
+    this.channels = [...keys.changeChannels, ...keys.permitChannels];
+    this.sub = this.attach(open());
+  }
+
+  private up(): void {
+    this.ready = true;
+    this.refusals = 0;
+    this.handlers.ready();
+  }
+
+  /** Only a loss after being ready is an outage (the first connect is not one). */
+  private lost(reason: string): void {
+    if (!this.ready) return;
+    this.ready = false;
+    this.handlers.lost(reason);
+  }
+
+  private attach(sub: AnyRedis): AnyRedis {
     sub.on('error', () => {});
-    sub.on('ready', () => {
-      subscribe().then(up, handlers.failed);
-    });
-    sub.on('close', () => lost('subscriber connection closed'));
-    if (keys.sharded) {
-      // One shard's subscriber lost (its primary died): what it would have heard is missed, so
-      // this counts as an outage until every shard's subscriber is back (a resync then).
-      sub.on('-node', () => lost("a shard's subscriber connection closed"));
-      // Said after each reshuffle, even while a dead primary's subscriber still fails: asking
-      // again for every channel tells.
-      sub.on('subscribersReady', () => {
-        if (!ready) subscribe().then(up, () => {});
-      });
-    }
+    sub.on('close', () => this.lost('subscriber connection closed'));
     const deliver = (channel: string, message: string) => {
-      if (this.changes.has(channel)) handlers.change(message);
-      else if (this.permits.has(channel)) handlers.permit(message);
+      if (this.changes.has(channel)) this.handlers.change(message);
+      else if (this.permits.has(channel)) this.handlers.permit(message);
     };
-    sub.on(keys.sharded ? 'smessage' : 'message', deliver);
+    if (!this.keys.sharded) {
+      sub.on('message', deliver);
+      sub.on('ready', () => {
+        sub.subscribe(...this.channels).then(
+          () => this.up(),
+          (err: unknown) => this.handlers.failed(err),
+        );
+      });
+      return sub;
+    }
+    sub.on('smessage', deliver);
+    // One shard's subscriber lost (its primary died): what it would have heard is missed, so
+    // this counts as an outage until every shard's subscriber is back (a resync then).
+    sub.on('-node', () => {
+      this.lost("a shard's subscriber connection closed");
+      this.soon();
+    });
+    // The cluster client is ready before every shard's subscriber is (after a failover they
+    // come back one by one): ask for every channel until all are granted.
+    sub.on('ready', () => this.soon());
+    sub.on('subscribersReady', () => this.soon());
+    return sub;
+  }
+
+  private soon(): void {
+    if (!this.retry && !this.closed) this.retry = setTimeout(() => this.attempt(), 0);
+  }
+
+  private attempt(): void {
+    this.retry = null;
+    const sub = this.sub as Cluster;
+    if (this.ready || this.closed || sub.status !== 'ready') return;
+    // A sharded subscription names channels of one slot: one call per channel.
+    Promise.all(this.channels.map((c) => sub.ssubscribe(c))).then(
+      () => {
+        if (sub === this.sub) this.up();
+      },
+      () => {
+        if (this.closed || sub !== this.sub) return;
+        if (++this.refusals >= REOPEN_AFTER) this.reopen();
+        this.retry = setTimeout(() => this.attempt(), RETRY_MS);
+      },
+    );
+  }
+
+  private reopen(): void {
+    this.refusals = 0;
+    const old = this.sub;
+    old.removeAllListeners();
+    old.on('error', () => {});
+    old.disconnect();
+    this.sub = this.attach(this.open());
   }
 
   disconnect(): void {
+    this.closed = true;
+    if (this.retry) clearTimeout(this.retry);
     this.sub.disconnect();
   }
 }

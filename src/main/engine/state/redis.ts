@@ -145,19 +145,23 @@ export class RedisState implements StateBackend {
       this.down('connection closed');
     });
     this.client.on('error', (err: Error) => this.down(err.message));
-    this.sub = new RedisSubscriber(openClient(target, this.connectOptions(true), true), this.keys, {
-      change: (m) => this.deliver(m, false),
-      permit: (scope) => this.semaphore.wake(scope),
-      ready: () => {
-        this.subscribed = true;
-        this.maybeUp();
+    this.sub = new RedisSubscriber(
+      () => openClient(target, this.connectOptions(true), true),
+      this.keys,
+      {
+        change: (m) => this.deliver(m, false),
+        permit: (scope) => this.semaphore.wake(scope),
+        ready: () => {
+          this.subscribed = true;
+          this.maybeUp();
+        },
+        lost: (reason) => {
+          this.subscribed = false;
+          this.down(reason);
+        },
+        failed,
       },
-      lost: (reason) => {
-        this.subscribed = false;
-        this.down(reason);
-      },
-      failed,
-    });
+    );
   }
 
   private maybeUp(): void {
