@@ -98,7 +98,6 @@ function clusterOptions(seeds: string[], o: ConnectOptions, subscriber: boolean)
     ...(first.protocol === 'rediss:' ? { tls: {} } : {}),
     connectTimeout: o.connectTimeout,
     ...(o.commandTimeout !== undefined ? { commandTimeout: o.commandTimeout } : {}),
-    reconnectOnError,
   };
   return {
     redisOptions: nodeOptions,
@@ -121,10 +120,10 @@ function clusterOptions(seeds: string[], o: ConnectOptions, subscriber: boolean)
 export function openClient(t: RedisTarget, o: ConnectOptions, subscriber = false): AnyRedis {
   if (t.kind === 'cluster')
     return new Cluster(t.seeds.map(seedNode), clusterOptions(t.seeds, o, subscriber));
-  const base: RedisOptions = { ...o, reconnectOnError };
-  if (t.kind === 'single') return new Redis(t.url, base);
+  if (t.kind === 'single') return new Redis(t.url, o);
   return new Redis({
-    ...base,
+    ...o,
+    reconnectOnError,
     sentinels: t.sentinels.map((s, i) => sentinelAddress(s, `sentinels[${i}]`)),
     name: t.name,
     ...(t.sentinelPassword ? { sentinelPassword: t.sentinelPassword } : {}),
