@@ -368,7 +368,7 @@ export class RedisState implements StateBackend {
       // Bottleneck opens its subscriber as a copy of this client (a Cluster's too).
       const client = openClient(this.target, this.connectOptions(false));
       client.on('error', () => {});
-      const connection = new Bottleneck.IORedisConnection({ client: client as never });
+      const connection = new Bottleneck.IORedisConnection({ client });
       connection.on('error', () => {});
       const keys = this.keys;
       this.limiters = {
