@@ -2,10 +2,11 @@
 // replica behind three Sentinels (issue 34), two backends standing for two instances: the
 // atomic steps hold, changes reach the other over (sharded) pub/sub, a resync reads every
 // shard, and a killed primary costs a moment of fail-open, then sharing resumes.
+import type { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SharedChange } from '../../src/main/engine/state/backend';
 import { RedisState } from '../../src/main/engine/state/redis';
-import { clusterLayout } from '../../src/main/engine/state/redis-keys';
+import { clusterLayout, plainLayout } from '../../src/main/engine/state/redis-keys';
 import { targetOf } from '../../src/main/engine/state/redis-target';
 import { captureLogger } from '../support/gateway';
 import {
@@ -168,6 +169,36 @@ describe.skipIf(missing !== null).each(forms)(
         // Not disconnect(): Bottleneck does not catch the unsubscribe that sends (it would reject
         // unhandled in a later outage); the shared connection closes with the backend.
         await limiter.stop();
+      }
+    });
+
+    it('hostile messages on the team channels and a record of the wrong type are dropped, not fatal', async () => {
+      const client = redis.connect();
+      try {
+        const layout = redis.form === 'cluster' ? clusterLayout(PREFIX) : plainLayout(null, PREFIX);
+        const before = b.droppedPeerRecords();
+        for (const channel of layout.changeChannels.slice(0, 4))
+          for (const m of [
+            'null',
+            '{"from":1}',
+            'x'.repeat(100_000),
+            '{"kind":"breaker","id":"z","v":{}}',
+          ])
+            await (redis.form === 'cluster'
+              ? (client as Cluster).spublish(channel, m)
+              : client.publish(channel, m));
+        const sent = Math.min(4, layout.changeChannels.length) * 4;
+        await until('B counted every drop', () => b.droppedPeerRecords() === before + sent);
+        // A record key of the wrong type under a script: an answer about data, not an outage.
+        const record = layout.record('health', 'wrong-type').key;
+        await client.del(record);
+        await client.lpush(record, 'x');
+        a.lengthen({ kind: 'health', id: 'wrong-type', value: cooling(5_000) }, 5_000, 60_000);
+        await until('A counted the refusal', () => a.droppedPeerRecords() > 0);
+        expect([a, b].map((x) => x.view().status)).toEqual(['connected', 'connected']);
+        await client.del(record);
+      } finally {
+        client.disconnect();
       }
     });
 
