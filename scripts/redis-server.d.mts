@@ -10,10 +10,12 @@ export function spawnRedisServer(
   opts?: { config?: string; ready?: string },
 ): Promise<ChildProcess>;
 export function redisCli(args: string[]): string;
+export function selfSignedCert(dir: string): { cert: string; key: string } | null;
 export function spawnRedisCluster(
   dir: string,
   masters?: number,
   password?: string | null,
+  tls?: { cert: string; key: string } | null,
 ): Promise<{
   ports: number[];
   children: Map<number, ChildProcess>;

@@ -25,6 +25,33 @@ export function freePort() {
   });
 }
 
+/**
+ * A self-signed certificate for 127.0.0.1 (its own CA) in `dir`, for TLS tests; null when
+ * `openssl` is missing.
+ */
+export function selfSignedCert(dir) {
+  const cert = join(dir, 'cert.pem');
+  const key = join(dir, 'key.pem');
+  const r = spawnSync('openssl', [
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    key,
+    '-out',
+    cert,
+    '-days',
+    '2',
+    '-subj',
+    '/CN=127.0.0.1',
+    '-addext',
+    'subjectAltName=IP:127.0.0.1',
+  ]);
+  return !r.error && r.status === 0 ? { cert, key } : null;
+}
+
 /** True when `redis-cli` (needed to create a Cluster) is on the PATH too. */
 export function haveRedisCli() {
   const r = spawnSync('redis-cli', ['--version']);
@@ -103,10 +130,12 @@ function authed(password, args) {
  * A Redis Cluster of `masters` primaries with one replica each, every node in its own folder
  * under `dir` (a node's `nodes.conf` is kept there, so a killed node started again rejoins).
  * Nodes time out after 1 s, so a replica takes over a killed primary within a few seconds.
- * With `password`, every node requires it (the `default` user's).
+ * With `password`, every node requires it (the `default` user's); with `tls` (`{ cert, key }`
+ * files, the certificate its own CA), every node speaks TLS only, to clients and to each other.
  */
-export async function spawnRedisCluster(dir, masters = 3, password = null) {
-  const cli = (args) => redisCli(authed(password, args));
+export async function spawnRedisCluster(dir, masters = 3, password = null, tls = null) {
+  const tlsCli = tls ? ['--tls', '--cacert', tls.cert] : [];
+  const cli = (args) => redisCli([...tlsCli, ...authed(password, args)]);
   const ports = [];
   for (let i = 0; i < masters * 2; i++) ports.push(await freePort());
   const args = (port) => [
@@ -120,6 +149,26 @@ export async function spawnRedisCluster(dir, masters = 3, password = null) {
     '--repl-diskless-sync-delay',
     '0',
     ...(password ? ['--requirepass', password, '--masterauth', password] : []),
+    ...(tls
+      ? [
+          '--port',
+          '0',
+          '--tls-port',
+          String(port),
+          '--tls-cert-file',
+          tls.cert,
+          '--tls-key-file',
+          tls.key,
+          '--tls-ca-cert-file',
+          tls.cert,
+          '--tls-auth-clients',
+          'no',
+          '--tls-cluster',
+          'yes',
+          '--tls-replication',
+          'yes',
+        ]
+      : []),
   ];
   const nodeDir = (port) => {
     const d = join(dir, String(port));

@@ -108,13 +108,17 @@ function killAll(children: Iterable<ChildProcess>): Promise<unknown> {
 
 /**
  * A 6-node Redis Cluster (3 primaries, 3 replicas) on loopback ports in a temporary folder;
- * with `password`, required of the ACL user `default` (and given in the seed URLs).
+ * with `password`, required of the ACL user `default` (and given in the seed URLs); with `tls`,
+ * TLS only (`rediss://` seeds).
  */
-export async function startRedisCluster(auth: { password?: string } = {}): Promise<TestHaRedis> {
+export async function startRedisCluster(
+  auth: { password?: string; tls?: { cert: string; key: string } } = {},
+): Promise<TestHaRedis> {
   const dir = mkdtempSync(join(tmpdir(), 'bw-redis-cluster-'));
-  const c = await spawnRedisCluster(dir, 3, auth.password ?? null);
+  const c = await spawnRedisCluster(dir, 3, auth.password ?? null, auth.tls ?? null);
   const user = auth.password ? `default:${encodeURIComponent(auth.password)}@` : '';
-  const seeds = c.ports.map((p) => `redis://${user}127.0.0.1:${p}`);
+  const scheme = auth.tls ? 'rediss' : 'redis';
+  const seeds = c.ports.map((p) => `${scheme}://${user}127.0.0.1:${p}`);
   const nodes = c.ports.map((port) => ({ host: '127.0.0.1', port }));
   const redisOptions = auth.password ? { password: auth.password } : {};
   const ownerOf = (masters: number[], slot: number) =>
