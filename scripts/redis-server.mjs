@@ -126,6 +126,29 @@ function authed(password, args) {
   return password ? ['-a', password, '--no-auth-warning', ...args] : args;
 }
 
+/** Creates the cluster from its nodes and waits until it serves, every replica synced. */
+async function createCluster(cli, ports, children) {
+  cli([
+    '--cluster',
+    'create',
+    ...ports.map((p) => `127.0.0.1:${p}`),
+    '--cluster-replicas',
+    '1',
+    '--cluster-yes',
+  ]);
+  const healthy = () =>
+    [...children.keys()].every((p) =>
+      cli(['-p', String(p), 'cluster', 'info']).includes('cluster_state:ok'),
+    );
+  await waitFor('the cluster to be ok on every node', healthy);
+  await waitFor('every replica to sync', () =>
+    ports.every((p) => {
+      const info = cli(['-p', String(p), 'info', 'replication']);
+      return info.includes('role:master') || info.includes('master_link_status:up');
+    }),
+  );
+}
+
 /**
  * A Redis Cluster of `masters` primaries with one replica each, every node in its own folder
  * under `dir` (a node's `nodes.conf` is kept there, so a killed node started again rejoins).
@@ -179,26 +202,14 @@ export async function spawnRedisCluster(dir, masters = 3, password = null, tls =
   const start = async (port) => {
     children.set(port, await spawnRedisServer(port, nodeDir(port), args(port)));
   };
-  await Promise.all(ports.map(start));
-  cli([
-    '--cluster',
-    'create',
-    ...ports.map((p) => `127.0.0.1:${p}`),
-    '--cluster-replicas',
-    '1',
-    '--cluster-yes',
-  ]);
-  const healthy = () =>
-    [...children.keys()].every((p) =>
-      cli(['-p', String(p), 'cluster', 'info']).includes('cluster_state:ok'),
-    );
-  await waitFor('the cluster to be ok on every node', healthy);
-  await waitFor('every replica to sync', () =>
-    ports.every((p) => {
-      const info = cli(['-p', String(p), 'info', 'replication']);
-      return info.includes('role:master') || info.includes('master_link_status:up');
-    }),
-  );
+  try {
+    await Promise.all(ports.map(start));
+    await createCluster(cli, ports, children);
+  } catch (err) {
+    // A cluster that did not form leaves no server behind.
+    for (const c of children.values()) c.kill('SIGKILL');
+    throw err;
+  }
   return {
     ports,
     children,
@@ -236,6 +247,17 @@ export async function spawnRedisCluster(dir, masters = 3, password = null, tls =
  * `auth.password`: the data nodes require it; `auth.sentinelPassword`: the Sentinels do.
  */
 export async function spawnRedisSentinels(dir, name, count = 3, auth = {}) {
+  const children = new Map();
+  try {
+    return await setUpSentinels(dir, name, count, auth, children);
+  } catch (err) {
+    // A setup that did not come up leaves no server behind.
+    for (const c of children.values()) c.kill('SIGKILL');
+    throw err;
+  }
+}
+
+async function setUpSentinels(dir, name, count, auth, children) {
   const { password = null, sentinelPassword = null } = auth;
   const cli = (args) => redisCli(authed(password, args));
   const sentinelCli = (args) => redisCli(authed(sentinelPassword, args));
@@ -245,7 +267,6 @@ export async function spawnRedisSentinels(dir, name, count = 3, auth = {}) {
     mkdirSync(d, { recursive: true });
     return d;
   };
-  const children = new Map();
   const dataArgs = new Map();
   const startData = async (port) => {
     const [dirName, args] = dataArgs.get(port);
