@@ -642,9 +642,10 @@ async function main() {
       : null;
     const redis = TEAM ? await startBenchRedis(scratch) : null;
     const team = [];
-    for (const [i, label] of (redis ? TEAM_LABELS : []).entries()) {
+    for (const label of redis ? TEAM_LABELS : []) {
+      const config = teamConfig(breakwaterConfig(upstream.origin), redis, label);
+      if (!config) continue;
       const file = join(scratch, `${label}.json`);
-      const config = teamConfig(breakwaterConfig(upstream.origin), redis.url, i === 1);
       writeFileSync(file, JSON.stringify(config, null, 2));
       team.push(await startBreakwater(label, CLI, file));
     }

@@ -46,7 +46,10 @@ describe.skipIf(missing !== null)(
     });
 
     const queuesWith = (lines: string[]) =>
-      new RequestQueues({ connection, idPrefix: PREFIX, usable: () => true }, logger(lines));
+      new RequestQueues(
+        { connection, id: (name) => `${PREFIX}${name}`, usable: () => true },
+        logger(lines),
+      );
 
     const take = (q: RequestQueues, conn: string): Promise<QueueSlot | QueueRejection> =>
       q.acquire('p', conn, RPM, LIMITS, 60_000, new AbortController().signal);

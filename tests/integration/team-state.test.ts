@@ -40,7 +40,7 @@ describe('choosing the backend', () => {
       status: 'connected',
     });
     expect(() => openStateBackend({ backend: 'redis' }, { ...deps, env: {} })).toThrow(
-      /state.redis.url or BREAKWATER_REDIS_URL/,
+      /state.redis.url.*BREAKWATER_REDIS_URL/,
     );
     const r = openStateBackend(undefined, {
       ...deps,

@@ -17,19 +17,19 @@ export interface TeamInstance {
   stop(): Promise<void>;
 }
 
-/** Starts one instance with `config` plus `state: redis` on `redisUrl` under `keyPrefix`. */
+/** Starts one instance with `config` plus `state: redis` on `redis` (any form) under `keyPrefix`. */
 export async function startInstance(
   name: string,
   root: string,
   config: BreakwaterConfig,
-  redis: { url: string; keyPrefix: string },
+  redis: NonNullable<BreakwaterConfig['state']>['redis'] & { keyPrefix: string },
 ): Promise<TeamInstance> {
   const dir = join(root, name);
   mkdirSync(dir, { recursive: true });
   const file = join(dir, 'breakwater.json');
   const withState: BreakwaterConfig = {
     ...config,
-    state: { backend: 'redis', redis: { url: redis.url, keyPrefix: redis.keyPrefix } },
+    state: { backend: 'redis', redis },
   };
   writeFileSync(file, JSON.stringify(withState));
   const env: NodeJS.ProcessEnv = {};

@@ -315,8 +315,25 @@ export interface RuleTestResult {
 
 export interface StateConfig {
   backend: 'local' | 'redis';
-  /** Required with `backend: "redis"` unless `BREAKWATER_REDIS_URL` is set. */
-  redis?: { url?: string; keyPrefix?: string };
+  /**
+   * One of `url` (a single Redis), `cluster` (Redis Cluster seed URLs) or `sentinels` (with
+   * `name`), required with `backend: "redis"` unless `BREAKWATER_REDIS_URL` or
+   * `BREAKWATER_REDIS_CLUSTER` is set.
+   */
+  redis?: {
+    url?: string;
+    /** Seed nodes, `redis://[user:password@]host:port` (or `rediss://`). */
+    cluster?: string[];
+    /** Sentinel addresses, `host:port`. */
+    sentinels?: string[];
+    /** The master group the Sentinels monitor. */
+    name?: string;
+    sentinelPassword?: string;
+    /** The data nodes' ACL user and password (Sentinel form; the others carry them in URLs). */
+    username?: string;
+    password?: string;
+    keyPrefix?: string;
+  };
 }
 
 /** A connection as the admin API and the dashboard see it: the secret is never included. */

@@ -26,7 +26,8 @@ export interface SharedPermit {
 /** Bottleneck's Redis clustering for the request queues: one limiter id per connection. */
 export interface LimiterStore {
   readonly connection: Bottleneck.IORedisConnection;
-  readonly idPrefix: string;
+  /** The limiter id of a queue (its Redis keys are named after it). */
+  id(name: string): string;
   /** False while Redis is unreachable: the queues then use their local limiters. */
   usable(): boolean;
 }

@@ -2,8 +2,9 @@
 // and counts the request in the same step, so instances cannot all take the last one. Fails
 // open: no answer (null) while Redis is unreachable, and the instance counts alone.
 
-import type { Redis } from 'ioredis';
 import type { CounterAdd, CountersAnswer, SharedCounter } from './backend';
+import type { KeyLayout } from './redis-keys';
+import type { AnyRedis } from './redis-target';
 import { ADMIT_COUNTERS } from './scripts';
 
 interface CounterScripts {
@@ -14,8 +15,8 @@ export class RedisCounters {
   private readonly scripts: CounterScripts;
 
   constructor(
-    private readonly client: Redis,
-    private readonly keyPrefix: string,
+    private readonly client: AnyRedis,
+    private readonly keys: KeyLayout,
     private readonly connected: () => boolean,
     private readonly failed: (err: unknown) => void,
   ) {
@@ -24,7 +25,7 @@ export class RedisCounters {
   }
 
   private key(id: string): string {
-    return `${this.keyPrefix}count:${id}`;
+    return this.keys.counter(id);
   }
 
   async admit(counters: readonly SharedCounter[]): Promise<CountersAnswer | null> {

@@ -2,8 +2,9 @@
 // scripts, so two instances never both grant one connection. Fails open: no answer (null) while
 // Redis is unreachable, and the instance decides on its own mirror as without team mode.
 
-import type { Redis } from 'ioredis';
 import type { ClaimAnswer, FenceAnswer, LeaseClaim, LeaseFence } from './backend';
+import type { KeyLayout } from './redis-keys';
+import type { AnyRedis } from './redis-target';
 import { CLAIM_LEASE, FENCE_LEASE } from './scripts';
 
 interface LeaseScripts {
@@ -33,8 +34,8 @@ export class RedisLeases {
   private readonly scripts: LeaseScripts;
 
   constructor(
-    client: Redis,
-    private readonly keyPrefix: string,
+    client: AnyRedis,
+    private readonly keys: KeyLayout,
     private readonly connected: () => boolean,
     private readonly failed: (err: unknown) => void,
   ) {
@@ -44,11 +45,11 @@ export class RedisLeases {
   }
 
   private claimKey(connection: string): string {
-    return `${this.keyPrefix}lease:${connection}`;
+    return this.keys.lease(connection);
   }
 
   private ownerKey(ownerHash: string): string {
-    return `${this.keyPrefix}owner:${ownerHash}`;
+    return this.keys.owner(ownerHash);
   }
 
   async claim(c: LeaseClaim): Promise<ClaimAnswer | null> {

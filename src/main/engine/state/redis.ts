@@ -1,36 +1,42 @@
-// Team mode's backend: records in Redis hashes with Redis expiry, changes announced on one pub/sub
-// channel, and the contended transitions (probe permit, cooldown lengthening, semaphore permits)
-// as single Lua scripts. Every call fails open: while Redis is unreachable the instance serves on
-// its own state, keeps what it learns, and sends it once Redis is back.
+// Team mode's backend: records in Redis hashes with Redis expiry, changes announced on pub/sub,
+// and the contended transitions (probe permit, cooldown lengthening, semaphore permits) as
+// single Lua scripts. Every call fails open: while Redis is unreachable the instance serves on
+// its own state, keeps what it learns, and sends it once Redis is back. The same on a single
+// Redis, a Cluster or behind Sentinel (redis-target.ts); only the key names differ.
 
 import { randomBytes } from 'node:crypto';
 import Bottleneck from 'bottleneck';
-import { Redis, type RedisOptions, ReplyError } from 'ioredis';
+import { ReplyError } from 'ioredis';
 import type { TeamView } from '../../../shared/contract';
 import type { Logger } from '../logger';
-import {
-  type ClaimAnswer,
-  type CounterAdd,
-  type CountersAnswer,
-  type FenceAnswer,
-  type LeaseClaim,
-  type LeaseFence,
-  type LimiterStore,
-  NO_SHARED_PERMIT,
-  type SharedChange,
-  type SharedCounter,
-  type SharedPermit,
-  type StateBackend,
+import type {
+  ClaimAnswer,
+  CounterAdd,
+  CountersAnswer,
+  FenceAnswer,
+  LeaseClaim,
+  LeaseFence,
+  LimiterStore,
+  SharedChange,
+  SharedCounter,
+  SharedPermit,
+  StateBackend,
 } from './backend';
-import { channelPrefix } from './channels';
 import { OutageProbe } from './outage-probe';
 import { PeerIntake } from './peer-intake';
 import { RedisCounters } from './redis-counters';
+import { clusterLayout, type KeyLayout, plainLayout } from './redis-keys';
 import { RedisLeases } from './redis-leases';
-import { ACQUIRE, LENGTHEN, PUT, RELEASE, RELEASE_PROBE } from './scripts';
+import { pingAll, scanValues } from './redis-scan';
+import { RedisSemaphore } from './redis-semaphore';
+import { RedisSubscriber } from './redis-subscriber';
+import { type AnyRedis, type ConnectOptions, openClient, type RedisTarget } from './redis-target';
+import { LENGTHEN, PUT, RELEASE_PROBE } from './scripts';
 
 export interface RedisStateOptions {
-  url: string;
+  /** Where Redis is; `url` alone is a single Redis. */
+  target?: RedisTarget;
+  url?: string;
   keyPrefix: string;
   log: Logger;
   /** A command that takes longer counts as failed (a hung Redis must not hang requests). */
@@ -39,18 +45,26 @@ export interface RedisStateOptions {
   probeIntervalMs?: number;
 }
 
+type Publish = 'PUBLISH' | 'SPUBLISH';
+
 interface ScriptClient {
-  bwPut(key: string, channel: string, msg: string, ttl: number, del: 0 | 1): Promise<number>;
+  bwPut(
+    key: string,
+    channel: string,
+    msg: string,
+    ttl: number,
+    del: 0 | 1,
+    cmd: Publish,
+  ): Promise<number>;
   bwLengthen(
     key: string,
     channel: string,
     msg: string,
     until: number,
     ttl: number,
+    cmd: Publish,
   ): Promise<string | null>;
   bwReleaseProbe(key: string, token: string): Promise<number>;
-  bwAcquire(key: string, limit: number, token: string, ttl: number): Promise<number>;
-  bwRelease(key: string, token: string, channel: string, scope: string): Promise<number>;
 }
 
 /** Reconnection backoff: 100 ms doubling to 5 s. */
@@ -58,26 +72,25 @@ export function reconnectDelayMs(attempt: number): number {
   return Math.min(5_000, 100 * 2 ** Math.min(Math.max(0, attempt - 1), 6));
 }
 
-/** Redis answers these when it cannot serve (loading, busy, replica, auth): an outage. */
-const UNAVAILABLE = /^(LOADING|BUSY|MASTERDOWN|READONLY|CLUSTERDOWN|TRYAGAIN|NOAUTH|WRONGPASS)\b/;
+/** Redis answers these when it cannot serve (loading, busy, replica, auth, failover): an outage. */
+const UNAVAILABLE =
+  /^(LOADING|BUSY|MASTERDOWN|READONLY|CLUSTERDOWN|TRYAGAIN|NOAUTH|WRONGPASS|MOVED|ASK)\b/;
 
 /** An error answer about the data (a wrong type, a script error on a value), not an outage. */
 function isBadData(err: unknown): boolean {
   return err instanceof ReplyError && !UNAVAILABLE.test((err as Error).message);
 }
 
-/** A semaphore waiter also looks again this often (a release message can be missed). */
-const PERMIT_POLL_MS = 100;
-
 export class RedisState implements StateBackend {
   readonly kind = 'redis' as const;
   /** Tells this instance's own announcements from the others'. */
   readonly instance = randomBytes(8).toString('hex');
-  private readonly client: Redis;
+  private readonly target: RedisTarget;
+  private readonly keys: KeyLayout;
+  private readonly publish: Publish;
+  private readonly client: AnyRedis;
   private readonly scripts: ScriptClient;
-  private readonly sub: Redis;
-  private readonly changes: string;
-  private readonly permits: string;
+  private readonly sub: RedisSubscriber;
   private status: TeamView['status'] = 'degraded';
   private clientReady = false;
   private subscribed = false;
@@ -89,8 +102,8 @@ export class RedisState implements StateBackend {
   private readonly statusListeners: Array<(v: TeamView) => void> = [];
   /** What this instance learnt while Redis was away, by record: sent again on reconnect. */
   private readonly pending = new Map<string, () => void>();
-  private readonly waiters = new Map<string, Set<() => void>>();
   private limiters: LimiterStore | null = null;
+  private readonly semaphore: RedisSemaphore;
   private readonly leases: RedisLeases;
   private readonly counters: RedisCounters;
   private readonly intake: PeerIntake;
@@ -99,25 +112,30 @@ export class RedisState implements StateBackend {
 
   constructor(private readonly opts: RedisStateOptions) {
     this.intake = new PeerIntake(opts.log);
-    const channels = channelPrefix(opts.url, opts.keyPrefix);
-    this.changes = `${channels}changes`;
-    this.permits = `${channels}permits`;
-    this.client = new Redis(opts.url, this.clientOptions(false));
+    const target = opts.target ?? (opts.url ? { kind: 'single' as const, url: opts.url } : null);
+    if (!target) throw new Error('RedisState needs a target or a url');
+    this.target = target;
+    this.keys =
+      target.kind === 'cluster'
+        ? clusterLayout(opts.keyPrefix)
+        : plainLayout(target.kind === 'single' ? target.url : null, opts.keyPrefix);
+    this.publish = this.keys.sharded ? 'SPUBLISH' : 'PUBLISH';
+    this.client = openClient(target, this.connectOptions(false));
     this.client.defineCommand('bwPut', { numberOfKeys: 1, lua: PUT });
     this.client.defineCommand('bwLengthen', { numberOfKeys: 1, lua: LENGTHEN });
     this.client.defineCommand('bwReleaseProbe', { numberOfKeys: 1, lua: RELEASE_PROBE });
-    this.client.defineCommand('bwAcquire', { numberOfKeys: 1, lua: ACQUIRE });
-    this.client.defineCommand('bwRelease', { numberOfKeys: 1, lua: RELEASE });
     this.scripts = this.client as unknown as ScriptClient;
     this.outage = new OutageProbe(
-      () => this.client.ping(),
+      () => pingAll(this.client),
       () => this.maybeUp(),
       opts.probeIntervalMs ?? 1_000,
     );
     const connected = () => this.status === 'connected';
     const failed = (err: unknown) => this.failed(err);
-    this.leases = new RedisLeases(this.client, opts.keyPrefix, connected, failed);
-    this.counters = new RedisCounters(this.client, opts.keyPrefix, connected, failed);
+    const token = () => `${this.instance}:${++this.seq}`;
+    this.semaphore = new RedisSemaphore(this.client, this.keys, token, connected, failed);
+    this.leases = new RedisLeases(this.client, this.keys, connected, failed);
+    this.counters = new RedisCounters(this.client, this.keys, connected, failed);
     this.client.on('ready', () => {
       this.clientReady = true;
       this.maybeUp();
@@ -127,33 +145,30 @@ export class RedisState implements StateBackend {
       this.down('connection closed');
     });
     this.client.on('error', (err: Error) => this.down(err.message));
-    // Connected means subscribed too: a change published before that would be missed.
-    this.sub = new Redis(opts.url, this.clientOptions(true));
-    this.sub.on('error', () => {});
-    this.sub.on('ready', () => {
-      this.sub.subscribe(this.changes, this.permits).then(
-        () => {
+    this.sub = new RedisSubscriber(
+      () => openClient(target, this.connectOptions(true), true),
+      this.keys,
+      {
+        change: (m) => this.deliver(m, false),
+        permit: (scope) => this.semaphore.wake(scope),
+        ready: () => {
           this.subscribed = true;
           this.maybeUp();
         },
-        (err: unknown) => this.failed(err),
-      );
-    });
-    this.sub.on('close', () => {
-      this.subscribed = false;
-      this.down('subscriber connection closed');
-    });
-    this.sub.on('message', (channel: string, message: string) => {
-      if (channel === this.changes) this.deliver(message, false);
-      else if (channel === this.permits) this.wake(message);
-    });
+        lost: (reason) => {
+          this.subscribed = false;
+          this.down(reason);
+        },
+        failed,
+      },
+    );
   }
 
   private maybeUp(): void {
     if (this.clientReady && this.subscribed) this.up();
   }
 
-  private clientOptions(subscriber: boolean): RedisOptions {
+  private connectOptions(subscriber: boolean): ConnectOptions {
     return {
       // Fail at once while disconnected rather than queue: the caller falls back to local state.
       enableOfflineQueue: subscriber,
@@ -217,21 +232,7 @@ export class RedisState implements StateBackend {
 
   /** Back after an outage (or the first connect): take what the others learnt, send ours. */
   private async resync(): Promise<void> {
-    let cursor = '0';
-    do {
-      const [next, keys] = await this.client.scan(
-        cursor,
-        'MATCH',
-        `${this.opts.keyPrefix}rec:*`,
-        'COUNT',
-        500,
-      );
-      cursor = next;
-      if (keys.length === 0) continue;
-      const p = this.client.pipeline();
-      for (const k of keys) p.hget(k, 'v');
-      for (const [err, v] of (await p.exec()) ?? []) if (!err) this.deliver(v, false);
-    } while (cursor !== '0');
+    await scanValues(this.client, this.keys.records, (v) => this.deliver(v, false));
     const resend = [...this.pending.values()];
     this.pending.clear();
     for (const r of resend) r();
@@ -252,7 +253,7 @@ export class RedisState implements StateBackend {
   // ---------------------------------------------------------------- records
 
   private recordKey(c: SharedChange): string {
-    return `${this.opts.keyPrefix}rec:${c.kind}:${c.id}`;
+    return this.keys.record(c.kind, c.id).key;
   }
 
   private message(c: SharedChange): string {
@@ -275,25 +276,29 @@ export class RedisState implements StateBackend {
   }
 
   put(c: SharedChange, ttlMs: number | null): void {
+    const at = this.keys.record(c.kind, c.id);
     this.write(c, () =>
       this.scripts.bwPut(
-        this.recordKey(c),
-        this.changes,
+        at.key,
+        at.channel,
         this.message(c),
         ttlMs === null ? 0 : Math.max(1, Math.ceil(ttlMs)),
         c.value === null ? 1 : 0,
+        this.publish,
       ),
     );
   }
 
   lengthen(c: SharedChange, until: number, ttlMs: number): void {
+    const at = this.keys.record(c.kind, c.id);
     this.write(c, async () => {
       const stored = await this.scripts.bwLengthen(
-        this.recordKey(c),
-        this.changes,
+        at.key,
+        at.channel,
         this.message(c),
         until,
         Math.max(1, Math.ceil(ttlMs)),
+        this.publish,
       );
       // A longer cooldown was already stored: this instance adopts it.
       if (stored !== null) this.deliver(stored, true);
@@ -308,7 +313,7 @@ export class RedisState implements StateBackend {
     const token = `${this.instance}:${++this.seq}`;
     try {
       const ok = await this.client.set(
-        `${this.opts.keyPrefix}probe:${scope}`,
+        this.keys.probe(scope),
         token,
         'PX',
         Math.max(1, Math.ceil(ttlMs)),
@@ -324,78 +329,20 @@ export class RedisState implements StateBackend {
   releaseProbe(scope: string, token: string): void {
     if (token === 'local' || this.status !== 'connected') return;
     this.scripts
-      .bwReleaseProbe(`${this.opts.keyPrefix}probe:${scope}`, token)
+      .bwReleaseProbe(this.keys.probe(scope), token)
       .catch((err: unknown) => this.failed(err));
   }
 
   // ---------------------------------------------------------------- semaphore
 
-  async permit(
+  permit(
     scope: string,
     limit: number,
     ttlMs: number,
     waitMs: number,
     signal: AbortSignal,
   ): Promise<SharedPermit> {
-    const key = `${this.opts.keyPrefix}sem:${scope}`;
-    const token = `${this.instance}:${++this.seq}`;
-    const ttl = Math.max(1, Math.ceil(ttlMs));
-    const end = Date.now() + waitMs;
-    for (;;) {
-      if (this.status !== 'connected' || signal.aborted) return NO_SHARED_PERMIT;
-      try {
-        if ((await this.scripts.bwAcquire(key, limit, token, ttl)) === 1)
-          return this.held(key, scope, token);
-      } catch (err) {
-        this.failed(err);
-        return NO_SHARED_PERMIT;
-      }
-      const left = end - Date.now();
-      // Waited long enough: go ahead without a permit, as the local semaphore does.
-      if (left <= 0) return NO_SHARED_PERMIT;
-      await this.released(scope, Math.min(PERMIT_POLL_MS, left), signal);
-    }
-  }
-
-  private held(key: string, scope: string, token: string): SharedPermit {
-    let released = false;
-    return {
-      held: true,
-      release: () => {
-        if (released) return;
-        released = true;
-        // A release that cannot be sent lapses with the permit's expiry.
-        this.scripts
-          .bwRelease(key, token, this.permits, scope)
-          .catch((err: unknown) => this.failed(err));
-      },
-    };
-  }
-
-  /** Resolves when a permit of `scope` is released anywhere, after `ms`, or on abort. */
-  private released(scope: string, ms: number, signal: AbortSignal): Promise<void> {
-    return new Promise((resolve) => {
-      let set = this.waiters.get(scope);
-      if (!set) {
-        set = new Set();
-        this.waiters.set(scope, set);
-      }
-      const waiters = set;
-      const done = () => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', done);
-        waiters.delete(done);
-        if (waiters.size === 0) this.waiters.delete(scope);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      signal.addEventListener('abort', done, { once: true });
-      waiters.add(done);
-    });
-  }
-
-  private wake(scope: string): void {
-    for (const w of [...(this.waiters.get(scope) ?? [])]) w();
+    return this.semaphore.permit(scope, limit, ttlMs, waitMs, signal);
   }
 
   claimLease(c: LeaseClaim): Promise<ClaimAnswer | null> {
@@ -418,13 +365,15 @@ export class RedisState implements StateBackend {
 
   limiterStore(): LimiterStore {
     if (!this.limiters) {
-      const client = new Redis(this.opts.url, this.clientOptions(false));
+      // Bottleneck opens its subscriber as a copy of this client (a Cluster's too).
+      const client = openClient(this.target, this.connectOptions(false));
       client.on('error', () => {});
       const connection = new Bottleneck.IORedisConnection({ client });
       connection.on('error', () => {});
+      const keys = this.keys;
       this.limiters = {
         connection,
-        idPrefix: `${this.opts.keyPrefix}queue:`,
+        id: (name) => keys.queue(name),
         usable: () => this.status === 'connected',
       };
     }
@@ -435,7 +384,7 @@ export class RedisState implements StateBackend {
     if (this.closed) return;
     this.closed = true;
     this.outage.stop();
-    for (const set of this.waiters.values()) for (const w of [...set]) w();
+    this.semaphore.wakeAll();
     await this.limiters?.connection.disconnect(false);
     this.client.disconnect();
     this.sub.disconnect();

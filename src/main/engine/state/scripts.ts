@@ -1,7 +1,12 @@
 // Lua scripts of the Redis backend. Each is one atomic step across every instance: Redis runs a
-// script to the end before any other command, so no read-modify-write happens from Node.
+// script to the end before any other command, so no read-modify-write happens from Node. A
+// script that announces takes the publish command as its last argument: PUBLISH, or SPUBLISH on
+// a Cluster, where the channel is in the slot of the script's key (see redis-keys.ts).
 
-/** Stores (or deletes) a record and announces it. KEYS: record; ARGV: channel, message, ttl, delete. */
+/**
+ * Stores (or deletes) a record and announces it. KEYS: record; ARGV: channel, message, ttl,
+ * delete, publish command.
+ */
 export const PUT = `
 if ARGV[4] == '1' then
   redis.call('DEL', KEYS[1])
@@ -9,19 +14,19 @@ else
   redis.call('HSET', KEYS[1], 'v', ARGV[2], 'u', '0')
   if tonumber(ARGV[3]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[3]) else redis.call('PERSIST', KEYS[1]) end
 end
-redis.call('PUBLISH', ARGV[1], ARGV[2])
+redis.call(ARGV[5], ARGV[1], ARGV[2])
 return 1`;
 
 /**
  * A cooldown that only lengthens: stored and announced when it ends after the stored one, else
- * the stored record comes back. KEYS: record; ARGV: channel, message, until, ttl.
+ * the stored record comes back. KEYS: record; ARGV: channel, message, until, ttl, publish command.
  */
 export const LENGTHEN = `
 local u = tonumber(redis.call('HGET', KEYS[1], 'u') or '0')
 if tonumber(ARGV[3]) > u then
   redis.call('HSET', KEYS[1], 'v', ARGV[2], 'u', ARGV[3])
   redis.call('PEXPIRE', KEYS[1], ARGV[4])
-  redis.call('PUBLISH', ARGV[1], ARGV[2])
+  redis.call(ARGV[5], ARGV[1], ARGV[2])
   return false
 end
 return redis.call('HGET', KEYS[1], 'v')`;
@@ -46,10 +51,13 @@ redis.call('ZADD', KEYS[1], now + ttl, ARGV[2])
 if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
 return 1`;
 
-/** Gives a semaphore permit back and wakes the waiters. KEYS: semaphore; ARGV: token, channel, scope. */
+/**
+ * Gives a semaphore permit back and wakes the waiters. KEYS: semaphore; ARGV: token, channel,
+ * scope, publish command.
+ */
 export const RELEASE = `
 redis.call('ZREM', KEYS[1], ARGV[1])
-redis.call('PUBLISH', ARGV[2], ARGV[3])
+redis.call(ARGV[4], ARGV[2], ARGV[3])
 return 1`;
 
 /**

@@ -116,7 +116,7 @@ export class RequestQueues {
     if (!e.cluster) {
       e.cluster = new Bottleneck({
         ...limiterSettings(e.rateLimit, e.learnedRpm),
-        id: `${this.store.idPrefix}${key.replace('\u0000', '/')}`,
+        id: this.store.id(key.replace('\u0000', '/')),
         datastore: 'ioredis',
         connection: this.store.connection,
         clearDatastore: e.clearCluster,
