@@ -263,6 +263,34 @@ describe('capabilities', () => {
   });
 });
 
+describe("capabilities and the gateway's web search", () => {
+  const rules = (list: RuleConfig[]) =>
+    gw.admin('/api/rules', { method: 'PUT', body: JSON.stringify({ rules: list }) });
+
+  it('a search tool keeps a model that lacks webSearch but calls functions; Chat web_search_options do not', async () => {
+    expect((await rules([])).status).toBe(200);
+    try {
+      const res = await messages({
+        model: 'blind',
+        tools: [{ type: 'web_search_20250305', name: 'web_search', max_uses: 1 }],
+      });
+      expect(res.status).toBe(200);
+      expect(decision(res)).not.toMatch(/skipped/);
+      expect(gw.backup.requests.at(-1)?.body.model).toBe('text-only');
+      const option = await chat({
+        model: 'blind',
+        web_search_options: {},
+        messages: [{ role: 'user', content: 'news?' }],
+      });
+      expect(option.status).toBe(400);
+      const body = (await option.json()) as { error: { code: string; needs: string[] } };
+      expect(body.error).toMatchObject({ code: 'no_capable_target', needs: ['webSearch'] });
+    } finally {
+      expect((await rules(RULES)).status).toBe(200);
+    }
+  });
+});
+
 describe('/api/rules', () => {
   const put = (body: unknown) =>
     gw.admin('/api/rules', { method: 'PUT', body: JSON.stringify(body) });

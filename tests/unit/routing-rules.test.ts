@@ -19,6 +19,7 @@ function facts(over: Partial<RequestFacts> = {}): RequestFacts {
     thinking: untouched('thinking'),
     images: untouched('images'),
     webSearch: untouched('webSearch'),
+    webSearchByTool: untouched('webSearchByTool'),
     tools: untouched('tools'),
     inputTokens: untouched('inputTokens'),
     ...over,

@@ -8,6 +8,8 @@ import type { RequestFacts } from './rules';
 interface Lacking {
   readonly label: string;
   readonly lacks: readonly ModelCapability[];
+  /** Lacks `webSearch` but calls functions: the gateway's own search loop serves a search tool. */
+  readonly searchByGateway: boolean;
 }
 
 const NONE: readonly Lacking[] = Object.freeze([]);
@@ -26,7 +28,8 @@ function lackingTargets(catalog: Catalog, candidates: readonly Candidate[]): rea
     const listed = catalog.modelSpec(target.provider.id, target.model).capabilities;
     if (!listed) continue;
     const lacks = CAPABILITIES.filter((c) => !listed.includes(c));
-    if (lacks.length > 0) out.push({ label: target.label, lacks });
+    if (lacks.length > 0)
+      out.push({ label: target.label, lacks, searchByGateway: listed.includes('tools') });
   }
   const result = out.length === 0 ? NONE : out;
   lackingOf.set(candidates, result);
@@ -68,7 +71,9 @@ export function checkCapabilities(
   };
   const out = new Map<string, ModelCapability[]>();
   for (const t of lacking) {
-    const missing = t.lacks.filter(needs);
+    const missing = t.lacks.filter(
+      (c) => needs(c) && !(c === 'webSearch' && t.searchByGateway && facts().webSearchByTool()),
+    );
     if (missing.length > 0) out.set(t.label, missing);
   }
   if (out.size === 0) return { kind: 'all' };

@@ -66,6 +66,10 @@ export function requestFacts(src: FactSources): RequestFacts {
       // Chat Completions asks for search with an option, not a tool.
       return body.web_search_options !== undefined || toolsOf(body).some(isWebSearchTool);
     }),
+    webSearchByTool: memo(() => {
+      const body = src.body();
+      return body.web_search_options === undefined && toolsOf(body).some(isWebSearchTool);
+    }),
     tools: memo(() => toolsOf(src.body()).length > 0),
     inputTokens: memo(() => src.inputTokens()),
   };

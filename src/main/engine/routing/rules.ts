@@ -11,6 +11,11 @@ export interface RequestFacts {
   thinking(): boolean;
   images(): boolean;
   webSearch(): boolean;
+  /**
+   * The search is asked for only with a search tool (not Chat's `web_search_options`): the
+   * gateway can run it for any model that calls functions (docs/web-search.md).
+   */
+  webSearchByTool(): boolean;
   tools(): boolean;
   inputTokens(): number;
 }
