@@ -1,4 +1,5 @@
 import { ValidationError } from '../../../shared/validation-error';
+import { CONTINUATION_SETTINGS } from './continuation-settings';
 import { QUOTA_WAIT_SETTINGS } from './quota-wait-settings';
 import { RESILIENCE_CROSS_CHECKS, RESILIENCE_SETTINGS } from './resilience-settings';
 import type { CrossCheck, SettingDef } from './setting-def';
@@ -107,6 +108,7 @@ export const SETTINGS: readonly SettingDef[] = [
   ...QUOTA_WAIT_SETTINGS,
   ...SUBSCRIPTION_SETTINGS,
   ...SHAPE_SETTINGS,
+  ...CONTINUATION_SETTINGS,
 ];
 
 export const CROSS_CHECKS: readonly CrossCheck[] = RESILIENCE_CROSS_CHECKS;

@@ -95,6 +95,12 @@ export class StreamTranslator {
   readonly usage: IrUsage = emptyUsage();
   private readonly decoder = new SseDecoder();
   private failed = false;
+  /**
+   * An upstream error event is kept back instead of written, for a continuation to take over
+   * (issue 28): see `takeError`.
+   */
+  holdErrors = false;
+  private held: IrError | null = null;
 
   constructor(
     private readonly parser: StreamParser,
@@ -128,6 +134,22 @@ export class StreamTranslator {
     return this.failed ? '' : this.writer.finish();
   }
 
+  /**
+   * The error event held back (`holdErrors`), if one came; the translator writes again after,
+   * as if it had not (a continuation goes on, or the caller ends the stream with `fail`).
+   */
+  takeError(): IrError | null {
+    const err = this.held;
+    this.held = null;
+    if (err) this.failed = false;
+    return err;
+  }
+
+  /** The next events are numbered from `next` on (a continued Responses stream). */
+  resumeSequence(next: number): void {
+    this.writer.resumeSequence?.(next);
+  }
+
   /** Ends the stream with an error event of the relay's own (a break, a watchdog cut). */
   fail(error: IrError): string {
     return this.apply([{ type: 'error', error }]);
@@ -140,7 +162,13 @@ export class StreamTranslator {
       if (this.failed) break;
       if (ev.type === 'usage') mergeIrUsage(this.usage, ev.usage);
       else if (ev.type === 'start' && ev.usage) mergeIrUsage(this.usage, ev.usage);
-      else if (ev.type === 'error') this.failed = true;
+      else if (ev.type === 'error') {
+        this.failed = true;
+        if (this.holdErrors) {
+          this.held = ev.error;
+          break;
+        }
+      }
       out += this.writer.write(ev);
     }
     return out;

@@ -9,6 +9,7 @@ import type { IrRequest } from '../../translate/ir';
 import { emptyUsage, type Usage } from '../../usage/usage';
 import { type Endpoint, findEndpoint, formatForUnknownPath } from '../endpoints';
 import { type HeldCapture, releaseRequestBodies } from './capture-held';
+import type { StreamContinuation } from './continuation';
 import type { Decision } from './decision';
 import type { PipelineDeps } from './deps';
 
@@ -118,6 +119,12 @@ export interface RequestContext {
   translated?: Map<string, TranslatedBody>;
   /** The exclusive lease a managed request holds (it passed the fence). */
   lease: ManagedLease | null;
+  /** `streamContinuation.maxContinuations` for this request's streams; null when it is off. */
+  readonly continuation: number | null;
+  /** The request's bytes, kept past the head for a continuation request (issue 28). */
+  retained?: Buffer;
+  /** A stream being continued after a cut (continuation.ts); unset until one is. */
+  seam?: StreamContinuation;
   /** Throughput watchdog settings (§6) for this request's streams; null when it is off. */
   readonly watchdog: ThroughputWatchdogOptions | null;
   /** What the client should know about how its request was served: `X-Breakwater-Warning`. */
@@ -176,6 +183,7 @@ export function contextFor(
     clientGone: false,
     egressIp: null,
     lease: null,
+    continuation: deps.continuation?.() ?? null,
     watchdog: deps.watchdog?.() ?? null,
     abortAttempt: null,
   };
@@ -196,6 +204,8 @@ const NO_BYTES = Buffer.alloc(0);
  * agent requests of 50-200 KB that is most of a stream's memory.
  */
 export function committed(ctx: RequestContext): void {
+  // A stream that may be continued keeps the conversation the continuation request carries.
+  if (ctx.continuation !== null && ctx.stream) ctx.retained ??= ctx.raw;
   ctx.raw = NO_BYTES;
   ctx.parsed = {};
   delete ctx.ir;

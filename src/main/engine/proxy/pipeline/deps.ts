@@ -8,6 +8,7 @@ import type {
 import type { Clock } from '../../clock';
 import type { Catalog } from '../../config/catalog';
 import type { Logger } from '../../logger';
+import type { Cut } from '../../resilience/continuation';
 import type { FlowControl } from '../../resilience/flow';
 import type { OperatorRule } from '../../resilience/health';
 import type { LeaseService } from '../../resilience/leases';
@@ -103,6 +104,10 @@ export interface PipelineDeps extends FrontDoorDeps {
   routing?: RoutingSignals;
   /** quota-share's fair sharing of a combo's connections between gateway keys. */
   share?: FairShare;
+  /** Reports a stream continued after a cut, for the event stream (issue 28). */
+  continued?(r: { candidate: Candidate; cut: Cut; continuation: number }): void;
+  /** `streamContinuation.maxContinuations` when continuation is on (issue 28), else null. */
+  continuation?(): number | null;
   /** Stream throughput watchdog settings (§6) when it is switched on, else null. */
   watchdog?(): ThroughputWatchdogOptions | null;
   /** Request-shape repairs and the heartbeat-proof idle timeout (issue 17). */
