@@ -152,6 +152,8 @@ export class StreamTranslator {
 
   /** Ends the stream with an error event of the relay's own (a break, a watchdog cut). */
   fail(error: IrError): string {
+    // The relay's own ending is never held back.
+    this.holdErrors = false;
     return this.apply([{ type: 'error', error }]);
   }
 

@@ -232,6 +232,7 @@ export class Dispatch implements DispatchState {
         {
           maxContinuations: ctx.continuation,
           used: k.seam.count,
+          chars: k.seam.partial.length,
           at: k.seam.at,
           stopped: k.seam.finished,
           errorClass: k.seam.cut.reason,

@@ -7,6 +7,8 @@ export interface ContinuationInput {
   readonly used: number;
   /** Where the stream stood at the cut. */
   readonly at: SentAnswer['at'];
+  /** Characters of answer text the client had at the cut. */
+  readonly chars: number;
   /** The stream had said why it stopped before it broke. */
   readonly stopped: boolean;
   /** The break's error class. */
@@ -39,6 +41,9 @@ export function decideContinuation(input: ContinuationInput, now: number): Conti
   }
   if (input.errorClass === 'stream_timeout_total' || now >= input.deadline)
     return { kind: 'end', reason: 'the total deadline passed' };
+  if (input.chars === 0 && input.at === 'text') {
+    return { kind: 'end', reason: 'no answer text had reached the client' };
+  }
   if (input.at === 'tool') return { kind: 'end', reason: 'the cut fell inside a tool call' };
   if (input.at === 'thinking') {
     return { kind: 'end', reason: 'the cut fell inside thinking whose signature never arrived' };
