@@ -72,3 +72,88 @@ describe('continue from the cut: each client format on each upstream format', ()
     }
   }
 });
+
+describe('a seamless stream', () => {
+  it('a continuation that repeats the last three words shows them once', async () => {
+    for (const client of ['chat', 'anthropic', 'responses', 'gemini'] as const) {
+      gw.primary.reset();
+      cutThenFinish({ resetAfterChunks: 12 }, { finish: { text: FULL, repeatWords: 3 } });
+      const { text } = await readAnswer(gw.url, client, 'oa/gpt-test');
+      expect(text).toBe(FULL);
+    }
+  });
+
+  it('the continuation request carries the partial answer in its upstream form', async () => {
+    const partial = FULL.match(/(\s*\S+\s*){7}/)![0];
+    cutThenFinish({ resetAfterChunks: 7 });
+    await readAnswer(gw.url, 'chat', 'an/claude-test');
+    const anthropicBody = gw.primary.requests[1]!.body;
+    // Anthropic: a prefilled assistant turn, without trailing white space, no thinking.
+    expect(anthropicBody.messages.at(-1)).toEqual({
+      role: 'assistant',
+      content: [{ type: 'text', text: partial.trimEnd() }],
+    });
+    expect(anthropicBody.thinking).toBeUndefined();
+    gw.primary.reset();
+    cutThenFinish({ resetAfterChunks: 7 });
+    await readAnswer(gw.url, 'anthropic', 'oa/gpt-test');
+    // Chat: the partial answer as an assistant message, then the instruction to go on.
+    const chat = gw.primary.requests[1]!.body.messages;
+    expect(chat.at(-2)).toMatchObject({ role: 'assistant', content: partial });
+    expect(chat.at(-1).role).toBe('user');
+    expect(chat.at(-1).content).toMatch(/exactly where it stopped/);
+  });
+
+  it('an error event inside the 200 stream is continued', async () => {
+    for (const client of ['chat', 'anthropic', 'responses'] as const) {
+      gw.primary.reset();
+      cutThenFinish({ errorAfterChunks: 10 });
+      const { text, stops } = await readAnswer(gw.url, client, 'an/claude-test');
+      expect(text).toBe(FULL);
+      expect(stops).toHaveLength(1);
+    }
+    gw.primary.reset();
+    cutThenFinish({ errorAfterChunks: 10 });
+    expect((await readAnswer(gw.url, 'anthropic', 'an/claude-test')).text).toBe(FULL);
+  });
+
+  it('a stall past the idle timeout is continued', async () => {
+    await gw.admin('/api/settings', {
+      method: 'PATCH',
+      body: JSON.stringify({ 'timeouts.idleMs': 300 }),
+    });
+    try {
+      cutThenFinish({ stallAfterChunks: 8 });
+      const { text } = await readAnswer(gw.url, 'anthropic', 'oa/gpt-test');
+      expect(text).toBe(FULL);
+    } finally {
+      await gw.admin('/api/settings', {
+        method: 'PATCH',
+        body: JSON.stringify({ 'timeouts.idleMs': null }),
+      });
+    }
+  });
+
+  it('a continuation cut again is continued again, within maxContinuations', async () => {
+    gw.primary.script(
+      { text: FULL, byWords: true, resetAfterChunks: 5 },
+      { finish: { text: FULL }, byWords: true, resetAfterChunks: 6 },
+      { finish: { text: FULL }, byWords: true },
+    );
+    expect((await readAnswer(gw.url, 'responses', 'oa/gpt-test')).text).toBe(FULL);
+    expect(gw.primary.requests).toHaveLength(3);
+  });
+
+  it('past maxContinuations the stream ends with its error event, as without continuation', async () => {
+    gw.primary.script(
+      { text: FULL, byWords: true, resetAfterChunks: 5 },
+      { finish: { text: FULL }, byWords: true, resetAfterChunks: 3 },
+      { finish: { text: FULL }, byWords: true, resetAfterChunks: 3 },
+      { finish: { text: FULL }, byWords: true },
+    );
+    await expect(readAnswer(gw.url, 'anthropic', 'oa/gpt-test')).rejects.toThrow(
+      /upstream_stream_interrupted|broke off/,
+    );
+    expect(gw.primary.requests).toHaveLength(3);
+  });
+});

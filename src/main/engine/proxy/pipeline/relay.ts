@@ -178,8 +178,13 @@ class PassThroughRelay implements BodyReader {
         // What came before the error event goes out; the event itself is the cut.
         if (buf.length > 0) this.res.write(buf);
         ctx.bytesOut += buf.length;
-        this.upstream.body.destroy(new StreamErrorEventError());
-        return false;
+        // Once this chunk is handled: a body that has ended meanwhile went to `end`, which
+        // finds the error event; one still open is stopped here.
+        const body = this.upstream.body;
+        queueMicrotask(() => {
+          if (!body.destroyed) body.destroy(new StreamErrorEventError());
+        });
+        return true;
       }
       if (buf.length === 0) return true;
     }
@@ -201,7 +206,7 @@ class PassThroughRelay implements BodyReader {
         return;
       }
       if (this.log && this.pending === null && this.endedEarly()) {
-        this.settle(this.broke(new StreamErrorEventError(true)));
+        this.settle(this.broke(new StreamErrorEventError(!this.log.errored)));
         return;
       }
       // An unfinished last line the usage strip held goes out as it came.
