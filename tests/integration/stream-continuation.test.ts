@@ -1,3 +1,5 @@
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { BreakwaterConfig } from '../../src/shared/contract';
 import { FULL, readAnswer } from '../support/continuation-clients';
@@ -155,5 +157,63 @@ describe('a seamless stream', () => {
       /upstream_stream_interrupted|broke off/,
     );
     expect(gw.primary.requests).toHaveLength(3);
+  });
+});
+
+describe('tool calls are never replayed: held until complete', () => {
+  const call = { name: 'get_weather', arguments: { city: 'Paris', unit: 'celsius' } };
+  const tools = [
+    {
+      type: 'function' as const,
+      function: {
+        name: 'get_weather',
+        parameters: { type: 'object', properties: { city: { type: 'string' } } },
+      },
+    },
+  ];
+
+  it('a cut inside a tool call’s arguments gives a Chat client exactly one whole call', async () => {
+    const openai = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'any', maxRetries: 0 });
+    gw.primary.script(
+      { text: 'Let me look that up.', toolCalls: [call], chunks: 4, resetAfterChunks: 3 },
+      { finish: { text: 'Let me look that up.' }, toolCalls: [call], chunks: 4 },
+    );
+    const stream = openai.chat.completions.stream({
+      model: 'an/claude-test',
+      stream: true,
+      tools,
+      messages: [{ role: 'user', content: 'Weather in Paris?' }],
+    });
+    let starts = 0;
+    for await (const chunk of stream) {
+      for (const tc of chunk.choices[0]?.delta.tool_calls ?? []) if (tc.id) starts++;
+    }
+    const done = await stream.finalChatCompletion();
+    const msg = done.choices[0]!.message;
+    expect(msg.content).toBe('Let me look that up.');
+    expect(msg.tool_calls).toHaveLength(1);
+    expect(starts).toBe(1);
+    const fn = msg.tool_calls![0]! as { function: { name: string; arguments: string } };
+    expect(JSON.parse(fn.function.arguments)).toEqual(call.arguments);
+    expect(gw.primary.requests).toHaveLength(2);
+  });
+
+  it('an Anthropic client gets one whole tool_use block, even with no text before it', async () => {
+    const anthropic = new Anthropic({ baseURL: gw.url, apiKey: 'any', maxRetries: 0 });
+    gw.primary.script(
+      { toolCalls: [call], chunks: 4, resetAfterChunks: 2 },
+      { toolCalls: [call], chunks: 4 },
+    );
+    const stream = anthropic.messages.stream({
+      model: 'oa/gpt-test',
+      max_tokens: 200,
+      tools: [{ name: 'get_weather', input_schema: { type: 'object' } }],
+      messages: [{ role: 'user', content: 'Weather in Paris?' }],
+    });
+    const done = await stream.finalMessage();
+    const uses = done.content.filter((b) => b.type === 'tool_use');
+    expect(uses).toHaveLength(1);
+    expect(uses[0]).toMatchObject({ name: 'get_weather', input: call.arguments });
+    expect(done.stop_reason).toBe('tool_use');
   });
 });

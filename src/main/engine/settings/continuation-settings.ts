@@ -20,4 +20,11 @@ export const CONTINUATION_SETTINGS: readonly SettingDef[] = [
     description:
       'Continuation requests one client stream may get; past them (or past the total deadline) the stream ends with its error event as without continuation.',
   },
+  {
+    key: 'streamContinuation.holdToolCalls',
+    kind: 'boolean',
+    defaultValue: true,
+    description:
+      'While continuation is on, a streamed tool call reaches the client once its arguments are complete, so a cut inside one is asked for again unseen and the client gets one whole call. Off: tool call deltas stream as they come, and a cut inside one ends the stream.',
+  },
 ];

@@ -101,6 +101,12 @@ export class StreamTranslator {
    */
   holdErrors = false;
   private held: IrError | null = null;
+  /**
+   * Streamed tool calls wait here until an event of another kind shows their arguments are
+   * complete (issue 28): a cut inside one drops it unseen (`dropTools`).
+   */
+  holdTools = false;
+  private heldTools: IrEvent[] | null = null;
 
   constructor(
     private readonly parser: StreamParser,
@@ -131,7 +137,23 @@ export class StreamTranslator {
 
   /** The writer's closing events, unless an error event already ended the stream. */
   close(): string {
-    return this.failed ? '' : this.writer.finish();
+    return this.failed ? '' : this.releaseTools() + this.writer.finish();
+  }
+
+  /** Drops the tool calls held back (a cut fell inside them); true when there were some. */
+  dropTools(): boolean {
+    const had = this.heldTools !== null;
+    this.heldTools = null;
+    return had;
+  }
+
+  private releaseTools(): string {
+    const held = this.heldTools;
+    if (held === null) return '';
+    this.heldTools = null;
+    let out = '';
+    for (const ev of held) out += this.writer.write(ev);
+    return out;
   }
 
   /**
@@ -152,8 +174,9 @@ export class StreamTranslator {
 
   /** Ends the stream with an error event of the relay's own (a break, a watchdog cut). */
   fail(error: IrError): string {
-    // The relay's own ending is never held back.
+    // The relay's own ending is never held back; a tool call it cuts short is not shown.
     this.holdErrors = false;
+    this.heldTools = null;
     return this.apply([{ type: 'error', error }]);
   }
 
@@ -162,6 +185,13 @@ export class StreamTranslator {
     let out = '';
     for (const ev of events) {
       if (this.failed) break;
+      if (this.holdTools) {
+        if (ev.type === 'tool_start' || ev.type === 'tool_args') {
+          (this.heldTools ??= []).push(ev);
+          continue;
+        }
+        if (ev.type !== 'error') out += this.releaseTools();
+      }
       if (ev.type === 'usage') mergeIrUsage(this.usage, ev.usage);
       else if (ev.type === 'start' && ev.usage) mergeIrUsage(this.usage, ev.usage);
       else if (ev.type === 'error') {

@@ -11,7 +11,7 @@ import { type Endpoint, findEndpoint, formatForUnknownPath } from '../endpoints'
 import { type HeldCapture, releaseRequestBodies } from './capture-held';
 import type { StreamContinuation } from './continuation';
 import type { Decision } from './decision';
-import type { PipelineDeps } from './deps';
+import type { ContinuationSettings, PipelineDeps } from './deps';
 
 /** A stage of the front door: it may refuse, or answer itself (the model list, the dashboard). */
 export interface DoorStage {
@@ -119,8 +119,8 @@ export interface RequestContext {
   translated?: Map<string, TranslatedBody>;
   /** The exclusive lease a managed request holds (it passed the fence). */
   lease: ManagedLease | null;
-  /** `streamContinuation.maxContinuations` for this request's streams; null when it is off. */
-  readonly continuation: number | null;
+  /** `streamContinuation.*` for this request's streams; null when it is off. */
+  readonly continuation: Readonly<ContinuationSettings> | null;
   /** The request's bytes, kept past the head for a continuation request (issue 28). */
   retained?: Buffer;
   /** A stream being continued after a cut (continuation.ts); unset until one is. */

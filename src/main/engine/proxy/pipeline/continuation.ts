@@ -66,10 +66,11 @@ export function holdForContinuation(ctx: RequestContext, first: FirstBreak): voi
   const current = ctx.seam;
   if (current) {
     current.seam.broke(cut(current.seam.partial.length));
+    if (current.seam.translator.dropTools()) current.seam.at = 'held_tool';
     current.ending = first.ending;
     return;
   }
-  const sent = readSent(first.format, first.chunks);
+  const sent = readSent(first.format, first.chunks, first.translator?.dropTools() ?? false);
   const request = retainedRequest(ctx);
   const translator = first.translator ?? shadowTranslator(ctx, request, sent, first.sequence);
   ctx.seam = {
@@ -110,6 +111,8 @@ function shadowTranslator(
   const t = createStreamTranslator(client, client, opts);
   t.apply(sent.events);
   t.resumeSequence(sequence);
+  // A continuation's tool calls are held too: the client gets them whole or not at all.
+  t.holdTools = ctx.continuation?.holdToolCalls === true;
   return t;
 }
 

@@ -106,14 +106,19 @@ export interface PipelineDeps extends FrontDoorDeps {
   share?: FairShare;
   /** Reports a stream continued after a cut, for the event stream (issue 28). */
   continued?(r: { candidate: Candidate; cut: Cut; continuation: number }): void;
-  /** `streamContinuation.maxContinuations` when continuation is on (issue 28), else null. */
-  continuation?(): number | null;
+  /** `streamContinuation.*` when continuation is on (issue 28), else null. */
+  continuation?(): Readonly<ContinuationSettings> | null;
   /** Stream throughput watchdog settings (§6) when it is switched on, else null. */
   watchdog?(): ThroughputWatchdogOptions | null;
   /** Request-shape repairs and the heartbeat-proof idle timeout (issue 17). */
   shape?: ShapeDeps;
   /** Which requests keep their attempts' bodies (`requestLog.captureBodies`), and how much. */
   capture?(): Readonly<CaptureSettings>;
+}
+
+export interface ContinuationSettings {
+  maxContinuations: number;
+  holdToolCalls: boolean;
 }
 
 export interface ShapeDeps {

@@ -230,7 +230,7 @@ export class Dispatch implements DispatchState {
     while (k.seam.open && !ctx.clientGone) {
       const d = decideContinuation(
         {
-          maxContinuations: ctx.continuation,
+          maxContinuations: ctx.continuation?.maxContinuations ?? null,
           used: k.seam.count,
           chars: k.seam.partial.length,
           at: k.seam.at,

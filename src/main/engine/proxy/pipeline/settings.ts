@@ -46,7 +46,10 @@ export function pipelineSettings(
     })),
     continuation: settings.derived((s) =>
       s.boolean('streamContinuation.enabled')
-        ? s.number('streamContinuation.maxContinuations')
+        ? {
+            maxContinuations: s.number('streamContinuation.maxContinuations'),
+            holdToolCalls: s.boolean('streamContinuation.holdToolCalls'),
+          }
         : null,
     ),
     watchdog: settings.derived((s) =>

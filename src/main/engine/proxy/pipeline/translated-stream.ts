@@ -70,7 +70,10 @@ export class TranslatedStream {
     this.translator = translator;
     const watch = this.watch;
     const log = mayContinue(ctx) ? new SeamLog(this.answer.wire) : null;
-    if (log) translator.holdErrors = true;
+    if (log) {
+      translator.holdErrors = true;
+      translator.holdTools = ctx.continuation?.holdToolCalls === true;
+    }
     this.log = log;
     for await (const chunk of upstream.body) {
       if (ctx.ttfb === null) ctx.ttfb = ctx.now() - ctx.started;

@@ -41,6 +41,7 @@ export function decideContinuation(input: ContinuationInput, now: number): Conti
   }
   if (input.errorClass === 'stream_timeout_total' || now >= input.deadline)
     return { kind: 'end', reason: 'the total deadline passed' };
+  // A tool call held back unseen is asked for again even when no text came before it.
   if (input.chars === 0 && input.at === 'text') {
     return { kind: 'end', reason: 'no answer text had reached the client' };
   }

@@ -12,8 +12,11 @@ export interface SentAnswer {
   readonly usage: IrUsage;
   /** One past the highest tool index it used: a continuation's tool calls are numbered on. */
   readonly toolBase: number;
-  /** Where the stream stood at the cut: in text (or nothing yet), a tool call, or thinking. */
-  readonly at: 'text' | 'tool' | 'thinking' | 'signed_thinking';
+  /**
+   * Where the stream stood at the cut: in text (or nothing yet), a tool call the client saw
+   * begin, a tool call held back unseen (`held_tool`), or thinking.
+   */
+  readonly at: 'text' | 'tool' | 'held_tool' | 'thinking' | 'signed_thinking';
   /** It had already said why it stopped (a cut after that needs no continuation). */
   readonly stopped: boolean;
 }
@@ -22,7 +25,12 @@ export interface SentAnswer {
  * Reads the events a stream of `format` carried, from its bytes as they were relayed (only
  * complete events count: a half event never reached the client whole).
  */
-export function readSent(format: WireFormat, chunks: readonly Uint8Array[]): SentAnswer {
+export function readSent(
+  format: WireFormat,
+  chunks: readonly Uint8Array[],
+  /** The tool calls at the end were held back: the client never saw them. */
+  heldTools = false,
+): SentAnswer {
   const parser = createStreamParser(format);
   const decoder = new SseDecoder();
   const events: IrEvent[] = [];
@@ -37,7 +45,15 @@ export function readSent(format: WireFormat, chunks: readonly Uint8Array[]): Sen
   let at: SentAnswer['at'] = 'text';
   let stopped = false;
   const kept: IrEvent[] = [];
-  for (const ev of events) {
+  let end = events.length;
+  if (heldTools) {
+    while (
+      end > 0 &&
+      (events[end - 1]!.type === 'tool_start' || events[end - 1]!.type === 'tool_args')
+    )
+      end--;
+  }
+  for (const ev of events.slice(0, end)) {
     // An error event the stream carried is the cut itself, not part of the answer.
     if (ev.type === 'error') break;
     kept.push(ev);
@@ -67,5 +83,6 @@ export function readSent(format: WireFormat, chunks: readonly Uint8Array[]): Sen
         break;
     }
   }
+  if (end < events.length) at = 'held_tool';
   return { events: kept, text, usage, toolBase, at, stopped };
 }
