@@ -51,6 +51,7 @@ const MAIN_LAYERS: LayerRules = [
  */
 const RESILIENCE = 'src/main/engine/resilience';
 const MECHANISMS = [
+  'continuation',
   'flow',
   'health',
   'leases',

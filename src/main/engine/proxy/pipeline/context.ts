@@ -1,15 +1,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ClientFormat, ComboConfig, GatewayApiKeyConfig } from '../../../../shared/contract';
 import type { Catalog } from '../../config/catalog';
+import type { Seam } from '../../resilience/continuation';
 import type { ManagedLease } from '../../resilience/leases';
 import type { Candidate } from '../../routing/resolve';
 import type { ThroughputWatchdogOptions } from '../../settings/resilience-defaults';
 import type { WireFormat } from '../../translate';
 import type { IrRequest } from '../../translate/ir';
 import { emptyUsage, type Usage } from '../../usage/usage';
+import type { GatewayError } from '../../wire/client-errors';
 import { type Endpoint, findEndpoint, formatForUnknownPath } from '../endpoints';
 import { type HeldCapture, releaseRequestBodies } from './capture-held';
-import type { StreamContinuation } from './continuation';
 import type { Decision } from './decision';
 import type { ContinuationSettings, PipelineDeps } from './deps';
 
@@ -63,6 +64,18 @@ export interface TranslatedBody {
   dropped: string;
   /** Freeform tools of a Responses client, whose calls go back as `custom_tool_call`. */
   customTools: ReadonlySet<string>;
+}
+
+/**
+ * A client stream waiting for, or receiving, a continuation (issue 28): the pure seam, the
+ * conversation a continuation request carries, and the error event the stream ends with when
+ * no continuation comes.
+ */
+export interface StreamContinuation {
+  readonly seam: Seam;
+  readonly request: IrRequest;
+  /** The error event the stream ends with when it is not continued. */
+  ending: GatewayError;
 }
 
 /** Everything one client request accumulates on its way through the stages. */

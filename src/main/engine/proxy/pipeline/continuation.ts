@@ -18,20 +18,8 @@ import {
 } from '../../translate';
 import type { IrRequest, IrUsage } from '../../translate/ir';
 import type { GatewayError } from '../../wire/client-errors';
-import type { RequestContext } from './context';
+import type { RequestContext, StreamContinuation } from './context';
 import { wireFor } from './translate';
-
-/**
- * A client stream waiting for, or receiving, a continuation (issue 28): the pure seam, the
- * conversation a continuation request carries, and the error event the stream ends with when
- * no continuation comes.
- */
-export interface StreamContinuation {
-  readonly seam: Seam;
-  readonly request: IrRequest;
-  /** The error event the stream ends with when it is not continued. */
-  ending: GatewayError;
-}
 
 /** The first break of a stream whose head went out; what it needs to know of it. */
 export interface FirstBreak {

@@ -6,8 +6,8 @@ import { SseDecoder } from '../../translate/stream';
 import type { CancelState } from '../../upstream/attempt';
 import type { UpstreamResponse } from '../../upstream/pools';
 import { isEventStream } from './call';
-import type { RequestContext } from './context';
-import { holdForContinuation, keepSeamUsage, type StreamContinuation } from './continuation';
+import type { RequestContext, StreamContinuation } from './context';
+import { holdForContinuation, keepSeamUsage } from './continuation';
 import { recordBreak, streamInterrupted } from './stream-break';
 import { wireFor } from './translate';
 
