@@ -1,14 +1,20 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { BreakwaterConfig } from '../../src/shared/contract';
+import type { BreakwaterConfig, EngineEvent, RequestLogEntry } from '../../src/shared/contract';
 import { FULL, readAnswer } from '../support/continuation-clients';
 import type { FakeStep, FakeUpstream } from '../support/fake-upstream';
-import { ANTHROPIC_KEY, OPENAI_KEY, startGateway, type TestGateway } from '../support/gateway';
+import {
+  ANTHROPIC_KEY,
+  eventually,
+  OPENAI_KEY,
+  startGateway,
+  type TestGateway,
+} from '../support/gateway';
 
 // Issue 28: a stream cut after text reached the client is finished by a continuation request;
 // the client's SDK reads one whole answer. Providers of the three upstream kinds on one fake.
-function config(primary: FakeUpstream): BreakwaterConfig {
+function config(primary: FakeUpstream, backup: FakeUpstream): BreakwaterConfig {
   return {
     providers: [
       {
@@ -35,22 +41,37 @@ function config(primary: FakeUpstream): BreakwaterConfig {
         connections: [{ id: 'gm-1', apiKey: 'gm-test-key-0123456789' }],
         models: ['gemini-test'],
       },
+      {
+        id: 'bk',
+        format: 'anthropic',
+        baseUrl: backup.url,
+        authClass: 'api_key',
+        connections: [{ id: 'bk-1', apiKey: ANTHROPIC_KEY }],
+        models: ['claude-backup'],
+      },
+    ],
+    combos: [
+      { name: 'pair', strategy: 'priority', targets: ['an/claude-test', 'bk/claude-backup'] },
     ],
   };
 }
 
 let gw: TestGateway;
+const events: EngineEvent[] = [];
 const TARGETS = ['oa/gpt-test', 'an/claude-test', 'gm/gemini-test'] as const;
 
 beforeAll(async () => {
   gw = await startGateway({
-    config: (primary) => config(primary),
+    config: (primary, backup) => config(primary, backup),
     env: { BREAKWATER_STREAM_CONTINUATION: process.env.OFF ? 'false' : 'true' },
   });
+  gw.engine.onEvent((e) => events.push(e));
 });
 afterAll(() => gw.close());
 beforeEach(() => {
   gw.primary.reset();
+  gw.backup.reset();
+  events.length = 0;
   gw.resetResilience();
 });
 
@@ -215,5 +236,89 @@ describe('tool calls are never replayed: held until complete', () => {
     expect(uses).toHaveLength(1);
     expect(uses[0]).toMatchObject({ name: 'get_weather', input: call.arguments });
     expect(done.stop_reason).toBe('tool_use');
+  });
+});
+
+async function lastRow(): Promise<RequestLogEntry> {
+  const rows = () =>
+    events.flatMap((e) => (e.type === 'request.completed' ? [e.entry as RequestLogEntry] : []));
+  await eventually(() => rows().length >= 1);
+  return rows().at(-1)!;
+}
+
+describe('bounded and explained', () => {
+  it('an error event moves the continuation to the next candidate; event, log row and attempts say so', async () => {
+    await gw.admin('/api/settings', {
+      method: 'PATCH',
+      body: JSON.stringify({ 'requestLog.captureBodies': 'all' }),
+    });
+    try {
+      gw.primary.script({
+        text: FULL,
+        byWords: true,
+        errorAfterChunks: 11,
+        usage: { input: 30, output: 11 },
+      });
+      gw.backup.script({ finish: { text: FULL }, byWords: true, usage: { input: 50, output: 20 } });
+      const { text } = await readAnswer(gw.url, 'anthropic', 'pair');
+      expect(text).toBe(FULL);
+      expect(gw.primary.requests).toHaveLength(1);
+      expect(gw.backup.requests).toHaveLength(1);
+      const continued = events.find((e) => e.type === 'stream.continued');
+      const partial = FULL.match(/(\s*\S+\s*){11}/)![0];
+      expect(continued).toMatchObject({
+        provider: 'bk',
+        connection: 'bk-1',
+        model: 'claude-backup',
+        cutTarget: 'an/claude-test',
+        reason: 'upstream_stream_error',
+        chars: partial.length,
+        continuation: 1,
+      });
+      const row = await lastRow();
+      expect(row).toMatchObject({ status: 200, errorClass: null });
+      expect(row.decision).toContain(
+        `stream continued on bk/claude-backup (continuation 1, cut upstream_stream_error after ${partial.length} chars at an/claude-test)`,
+      );
+      // One usage adding both calls.
+      expect(row.inputTokens).toBe(80);
+      // The cut call's final count never came: its output is estimated from its text.
+      expect(row.outputTokens).toBe(Math.ceil(partial.length / 4) + 20);
+      const detail = (await (await gw.admin(`/api/logs/${row.id}`)).json()) as {
+        attempts: { target: string; status: number }[];
+      };
+      expect(detail.attempts.map((a) => a.target)).toEqual(['an/claude-test', 'bk/claude-backup']);
+    } finally {
+      await gw.admin('/api/settings', {
+        method: 'PATCH',
+        body: JSON.stringify({ 'requestLog.captureBodies': null }),
+      });
+    }
+  });
+
+  it('switched off, a cut ends the stream with its error event and nothing is asked again', async () => {
+    await gw.admin('/api/settings', {
+      method: 'PATCH',
+      body: JSON.stringify({ 'streamContinuation.enabled': false }),
+    });
+    try {
+      cutThenFinish({ resetAfterChunks: 9 });
+      await expect(readAnswer(gw.url, 'chat', 'an/claude-test')).rejects.toThrow();
+      expect(gw.primary.requests).toHaveLength(1);
+    } finally {
+      await gw.admin('/api/settings', {
+        method: 'PATCH',
+        body: JSON.stringify({ 'streamContinuation.enabled': null }),
+      });
+    }
+  });
+
+  it('bad settings get a clear error', async () => {
+    const res = await gw.admin('/api/settings', {
+      method: 'PATCH',
+      body: JSON.stringify({ 'streamContinuation.maxContinuations': 0 }),
+    });
+    expect(res.status).toBe(400);
+    expect(await res.text()).toContain('streamContinuation.maxContinuations');
   });
 });

@@ -182,6 +182,11 @@ export class Seam {
   }
 }
 
+/**
+ * A cut call's output tokens: its final count never came (Anthropic's opening count is a
+ * placeholder), so at least an estimate from the text it sent.
+ */
 function withOutputEstimate(usage: IrUsage, chars: number): IrUsage {
-  return usage.output === null && chars > 0 ? { ...usage, output: estimateTokens(chars) } : usage;
+  const estimate = estimateTokens(chars);
+  return chars > 0 && (usage.output ?? 0) < estimate ? { ...usage, output: estimate } : usage;
 }
