@@ -213,6 +213,32 @@ describe('the seam relays only what comes after the cut, with one stop and one u
     expect(seam.finished).toBe(true);
   });
 
+  it('a continuation cut while its repeat was still held shows nothing of it; the next goes on', () => {
+    const t = createStreamTranslator('openai-chat', 'openai-chat', {
+      nowMs: 0,
+      includeUsage: false,
+    });
+    t.apply([{ type: 'start', id: 'c1', model: 'm', usage: null }]);
+    const before = 'alpha beta gamma delta ';
+    const seam = new Seam(
+      t,
+      { ...readSent('openai-chat', []), text: before },
+      { reason: 'x', chars: 23, target: 't' },
+    );
+    seam.begin();
+    // "gamma " could be the start of a repeat of "gamma delta": held, then the stream breaks.
+    expect(seam.relay([{ type: 'text', text: 'gamma ' }])).toBe('');
+    seam.broke({ reason: 'stream_network', chars: seam.partial.length, target: 't' });
+    expect(seam.partial).toBe(before);
+    seam.begin();
+    const out = seam.relay([
+      { type: 'text', text: 'gamma delta epsilon' },
+      { type: 'stop', stop: 'end', stopSequence: null },
+    ]);
+    expect(out).toContain('"content":"epsilon"');
+    expect(seam.partial).toBe(`${before}epsilon`);
+  });
+
   it('numbers a continuation’s tool calls after the ones the client has', () => {
     const t = createStreamTranslator('anthropic', 'anthropic', { nowMs: 0, includeUsage: false });
     t.apply([{ type: 'start', id: 'm1', model: 'm', usage: null }]);

@@ -136,7 +136,7 @@ export function endContinuation(ctx: RequestContext, k: StreamContinuation, why:
   ctx.steps.push(`stream not continued (${why})`);
   const res = ctx.res;
   if (res.writableEnded) return;
-  const tail = k.seam.flush() + k.seam.translator.fail(k.ending);
+  const tail = k.seam.translator.fail(k.ending);
   ctx.bytesOut += Buffer.byteLength(tail);
   res.end(tail);
 }
@@ -154,10 +154,12 @@ export function keepSeamUsage(ctx: RequestContext, u: IrUsage): void {
 
 /**
  * Candidates to continue on, by their place: the one that was cut first when the failure looks
- * transient, else the ones after it first and the cut one last.
+ * transient, else the ones after it first and the cut one last; then all of them once more, as
+ * a pooled connection the upstream closed meanwhile fails a first try before any answer.
  */
 export function continuationOrder(n: number, cutAt: number, sameTarget: boolean): number[] {
   const after: number[] = [];
   for (let i = 1; i < n; i++) after.push((cutAt + i) % n);
-  return sameTarget ? [cutAt, ...after] : [...after, cutAt];
+  const once = sameTarget ? [cutAt, ...after] : [...after, cutAt];
+  return [...once, ...once];
 }

@@ -99,11 +99,6 @@ function cutAgain(
   k: StreamContinuation,
   reason: string | undefined,
 ): void {
-  const out = k.seam.flush();
-  if (out !== '') {
-    ctx.bytesOut += Buffer.byteLength(out);
-    ctx.res.write(out);
-  }
   holdForContinuation(ctx, {
     format: ctx.endpoint.format,
     chunks: [],

@@ -111,6 +111,9 @@ export class Seam {
    * reported nothing) its tokens join the earlier calls'.
    */
   broke(cut: Cut): void {
+    // Text the seam still held never reached the client: the next continuation goes on from
+    // what did (a repeat cut short would otherwise show as new text).
+    this.seamText = null;
     const added = this.text.length - this.textAtBegin;
     this.before = addUsage(this.before, withOutputEstimate(this.usage, added));
     this.usage = emptyUsage();
@@ -162,7 +165,6 @@ export class Seam {
           break;
         case 'error':
           // An error event is a break: the caller continues again or ends the stream.
-          out += this.flush();
           this.error = ev.error;
           break;
       }
