@@ -88,7 +88,10 @@ export interface FakeStep {
   finish?: FakeFinish;
   /** Stream in words (each content chunk one word with its white space) instead of `chunks`. */
   byWords?: boolean;
-  /** Stream only: after this many content chunks, an error event (realistic) ends the stream. */
+  /**
+   * Stream only: after this many content chunks, an error event (realistic) ends the stream; a
+   * stream with no more chunks than that is not cut (so the error never opens a stream).
+   */
   errorAfterChunks?: number;
 }
 
@@ -987,7 +990,10 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
     const gap = step.chunkDelayMs ?? 0;
     const stallAt = step.stallAfterChunks ?? Number.POSITIVE_INFINITY;
     const resetAt = step.resetAfterChunks ?? Number.POSITIVE_INFINITY;
-    const errorAt = step.errorAfterChunks ?? Number.POSITIVE_INFINITY;
+    const errorAt =
+      step.errorAfterChunks !== undefined && step.errorAfterChunks < plan.deltas.length
+        ? step.errorAfterChunks
+        : Number.POSITIVE_INFINITY;
     const cutAt = Math.max(0, Math.min(stallAt, resetAt, errorAt));
     if (gap <= 0 && cutAt === Number.POSITIVE_INFINITY) {
       // The common (benchmark) path: one write.
