@@ -86,6 +86,11 @@ export interface FakeStep {
    * partial answer in the request's last assistant turn.
    */
   finish?: FakeFinish;
+  /**
+   * The stall, reset or error after N chunks applies only when the stream has more than N
+   * content chunks (a continuation with little left to say is not cut before its text).
+   */
+  cutsInsideText?: boolean;
   /** Stream in words (each content chunk one word with its white space) instead of `chunks`. */
   byWords?: boolean;
   /**
@@ -988,8 +993,12 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
       }
     }
     const gap = step.chunkDelayMs ?? 0;
-    const stallAt = step.stallAfterChunks ?? Number.POSITIVE_INFINITY;
-    const resetAt = step.resetAfterChunks ?? Number.POSITIVE_INFINITY;
+    const inside = (n: number | undefined): number =>
+      n === undefined || (step.cutsInsideText && n >= plan.deltas.length)
+        ? Number.POSITIVE_INFINITY
+        : n;
+    const stallAt = inside(step.stallAfterChunks);
+    const resetAt = inside(step.resetAfterChunks);
     const errorAt =
       step.errorAfterChunks !== undefined && step.errorAfterChunks < plan.deltas.length
         ? step.errorAfterChunks

@@ -187,7 +187,8 @@ export class StreamTranslator {
       if (this.failed) break;
       if (this.holdTools) {
         if (ev.type === 'tool_start' || ev.type === 'tool_args') {
-          (this.heldTools ??= []).push(ev);
+          if (this.heldTools === null) this.heldTools = [ev];
+          else this.heldTools.push(ev);
           continue;
         }
         if (ev.type !== 'error') out += this.releaseTools();

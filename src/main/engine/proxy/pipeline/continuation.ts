@@ -154,12 +154,12 @@ export function keepSeamUsage(ctx: RequestContext, u: IrUsage): void {
 
 /**
  * Candidates to continue on, by their place: the one that was cut first when the failure looks
- * transient, else the ones after it first and the cut one last; then all of them once more, as
- * a pooled connection the upstream closed meanwhile fails a first try before any answer.
+ * transient, else the ones after it first and the cut one last; all of them up to three times,
+ * as connections the upstream closed along with the cut one fail tries before any answer.
  */
 export function continuationOrder(n: number, cutAt: number, sameTarget: boolean): number[] {
   const after: number[] = [];
   for (let i = 1; i < n; i++) after.push((cutAt + i) % n);
   const once = sameTarget ? [cutAt, ...after] : [...after, cutAt];
-  return [...once, ...once];
+  return [...once, ...once, ...once];
 }

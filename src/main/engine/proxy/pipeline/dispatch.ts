@@ -281,7 +281,8 @@ export class Dispatch implements DispatchState {
         return 'done';
       }
       if (outcome.kind === 'gone') return 'done';
-      ctx.steps.push(`${a.label} could not continue the stream (${outcome.kind})`);
+      const why = outcome.kind === 'unreachable' ? `: ${outcome.failure.message}` : '';
+      ctx.steps.push(`${a.label} could not continue the stream (${outcome.kind}${why})`);
       return 'next';
     }
     switch (outcome.kind) {
