@@ -322,3 +322,75 @@ describe('bounded and explained', () => {
     expect(await res.text()).toContain('streamContinuation.maxContinuations');
   });
 });
+
+describe('a stream that ends without its stop reason is continued', () => {
+  const sse = (event: string, data: unknown) =>
+    `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+  const words = FULL.split(' ');
+  const partial = `${words.slice(0, 8).join(' ')} `;
+  // An Anthropic stream that ends cleanly after some text: no message_delta, no message_stop.
+  const early =
+    sse('message_start', {
+      type: 'message_start',
+      message: {
+        id: 'msg_early',
+        type: 'message',
+        role: 'assistant',
+        model: 'claude-test',
+        content: [],
+        usage: { input_tokens: 9, output_tokens: 1 },
+      },
+    }) +
+    sse('content_block_start', {
+      type: 'content_block_start',
+      index: 0,
+      content_block: { type: 'text', text: '' },
+    }) +
+    sse('content_block_delta', {
+      type: 'content_block_delta',
+      index: 0,
+      delta: { type: 'text_delta', text: partial },
+    });
+
+  for (const client of ['anthropic', 'chat'] as const) {
+    it(`${client} client of an Anthropic upstream`, async () => {
+      gw.primary.script({ body: early }, { finish: { text: FULL }, byWords: true });
+      const { text, stops } = await readAnswer(gw.url, client, 'an/claude-test');
+      expect(text).toBe(FULL);
+      expect(stops).toHaveLength(1);
+      const row = await lastRow();
+      expect(row.decision).toContain('cut upstream_stream_incomplete after');
+    });
+  }
+});
+
+describe('a throughput-watchdog cut after commit is continued on the next candidate', () => {
+  const SMALL = {
+    'streamRecovery.throughputWatchdog': true,
+    'streamRecovery.warmupMs': 300,
+    'streamRecovery.windowMs': 500,
+    'streamRecovery.minBytesPerSecond': 200,
+    'streamRecovery.minMeasurableBytes': 50,
+  };
+  for (const client of ['anthropic', 'chat'] as const) {
+    it(`${client} client`, async () => {
+      gw.engine.admin.updateResilienceSettings(SMALL);
+      try {
+        gw.primary.script({ text: FULL, byWords: true, chunkDelayMs: 60 });
+        gw.backup.script({ finish: { text: FULL }, byWords: true });
+        const { text, stops } = await readAnswer(gw.url, client, 'pair');
+        expect(text).toBe(FULL);
+        expect(stops).toHaveLength(1);
+        expect(gw.backup.requests).toHaveLength(1);
+        expect(events.find((e) => e.type === 'stream.continued')).toMatchObject({
+          provider: 'bk',
+          reason: 'throughput_watchdog',
+        });
+      } finally {
+        gw.engine.admin.updateResilienceSettings({
+          'streamRecovery.throughputWatchdog': false,
+        });
+      }
+    });
+  }
+});
