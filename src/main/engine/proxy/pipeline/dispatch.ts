@@ -1,8 +1,6 @@
-import { decideContinuation } from '../../resilience/continuation';
 import type { QuotaRelease } from '../../resilience/quota-wait';
 import { noTargetAnswer } from '../../routing/no-target';
 import { type Candidate, expandCandidates, routeModel } from '../../routing/resolve';
-import { TranslationError } from '../../translate';
 import type { GatewayError } from '../../wire/client-errors';
 import { WATCHDOG_ERROR_CLASS } from '../stream-watch';
 import { fail, relayError } from './answer';
@@ -15,7 +13,7 @@ import {
 } from './attempt';
 import { call } from './call';
 import { markClientAbort, type RequestContext, type RequestStage } from './context';
-import { continuationOrder, endContinuation, prepareContinuation } from './continuation';
+import { afterContinuation, continueStream } from './continue-stream';
 import { cooldownWaitMs, type PassedOver } from './cooldown-wait';
 import { ANSWERED, type Decision, type Skip } from './decision';
 import type { PipelineDeps } from './deps';
@@ -105,7 +103,12 @@ export class Dispatch implements DispatchState {
         const result = await this.attempt(
           new Attempt(ctx, this.candidates[i]!, this.deps, this, now),
         );
-        if (result === 'done') return ctx.seam?.seam.open ? this.continueStream() : ANSWERED;
+        if (result === 'done') {
+          if (!ctx.seam?.seam.open) return ANSWERED;
+          const attempt = (c: Candidate) =>
+            this.attempt(new Attempt(ctx, c, this.deps, this, ctx.now()));
+          return continueStream(ctx, this.deps, this.candidates, i, attempt);
+        }
         // The throughput watchdog cut a stream before any byte reached the client: same again.
         if (result === 'retry') i--;
       }
@@ -219,72 +222,10 @@ export class Dispatch implements DispatchState {
     }
   }
 
-  /**
-   * Issue 28: a stream cut after text reached the client waits for a continuation. Each round
-   * decides whether one goes (seam, limits, deadline) and where, then tries candidates from
-   * there until one answers; the stream ends with its error event when none can.
-   */
-  private async continueStream(): Promise<Decision> {
-    const { ctx, deps } = this;
-    const k = ctx.seam!;
-    while (k.seam.open && !ctx.clientGone) {
-      const d = decideContinuation(
-        {
-          maxContinuations: ctx.continuation?.maxContinuations ?? null,
-          used: k.seam.count,
-          chars: k.seam.partial.length,
-          at: k.seam.at,
-          stopped: k.seam.finished,
-          errorClass: k.seam.cut.reason,
-          deadline: ctx.started + deps.timeouts().totalMs,
-        },
-        ctx.now(),
-      );
-      if (d.kind === 'end') {
-        endContinuation(ctx, k, d.reason);
-        break;
-      }
-      const cutAt = this.index;
-      let answered = false;
-      for (const i of continuationOrder(this.candidates.length, cutAt, d.sameTarget)) {
-        if (ctx.clientGone) break;
-        const c = this.candidates[i]!;
-        this.index = i;
-        try {
-          prepareContinuation(ctx, c, k);
-        } catch (err) {
-          if (!(err instanceof TranslationError)) throw err;
-          continue;
-        }
-        const cut = k.seam.cut;
-        const result = await this.attempt(new Attempt(ctx, c, deps, this, ctx.now()));
-        if (result !== 'done') continue;
-        answered = true;
-        deps.continued?.({ candidate: c, cut, continuation: k.seam.count });
-        break;
-      }
-      if (!answered && !ctx.clientGone) {
-        endContinuation(ctx, k, 'no target could continue the stream');
-        break;
-      }
-    }
-    if (ctx.clientGone) markClientAbort(ctx);
-    return ANSWERED;
-  }
-
   /** What the dispatch does next after an attempt's outcome. */
   private after(a: Attempt, outcome: AttemptOutcome): 'done' | 'next' | 'retry' {
     const ctx = this.ctx;
-    // A continuation's stream is the client's already: anything short of an answer moves on.
-    if (ctx.seam) {
-      if (outcome.kind === 'served' || outcome.kind === 'broke' || outcome.kind === 'tripped') {
-        return 'done';
-      }
-      if (outcome.kind === 'gone') return 'done';
-      const why = outcome.kind === 'unreachable' ? `: ${outcome.failure.message}` : '';
-      ctx.steps.push(`${a.label} could not continue the stream (${outcome.kind}${why})`);
-      return 'next';
-    }
+    if (ctx.seam) return afterContinuation(ctx, a, outcome);
     switch (outcome.kind) {
       case 'served':
       case 'broke':
