@@ -394,3 +394,52 @@ describe('a throughput-watchdog cut after commit is continued on the next candid
     });
   }
 });
+
+describe('thinking is never replayed', () => {
+  const sse = (event: string, data: unknown) =>
+    `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+  it('a cut inside thinking whose signature never arrived ends with a clear error event', async () => {
+    const body =
+      sse('message_start', {
+        type: 'message_start',
+        message: {
+          id: 'msg_think',
+          type: 'message',
+          role: 'assistant',
+          model: 'claude-test',
+          content: [],
+          usage: { input_tokens: 9, output_tokens: 1 },
+        },
+      }) +
+      sse('content_block_start', {
+        type: 'content_block_start',
+        index: 0,
+        content_block: { type: 'text', text: '' },
+      }) +
+      sse('content_block_delta', {
+        type: 'content_block_delta',
+        index: 0,
+        delta: { type: 'text_delta', text: 'First, ' },
+      }) +
+      sse('content_block_stop', { type: 'content_block_stop', index: 0 }) +
+      sse('content_block_start', {
+        type: 'content_block_start',
+        index: 1,
+        content_block: { type: 'thinking', thinking: '' },
+      }) +
+      sse('content_block_delta', {
+        type: 'content_block_delta',
+        index: 1,
+        delta: { type: 'thinking_delta', thinking: 'Let me think' },
+      });
+    gw.primary.script({ body }, { finish: { text: FULL } });
+    await expect(readAnswer(gw.url, 'anthropic', 'an/claude-test')).rejects.toThrow(
+      /broke off|incomplete|stop reason/,
+    );
+    expect(gw.primary.requests).toHaveLength(1);
+    const row = await lastRow();
+    expect(row.decision).toContain(
+      'stream not continued (the cut fell inside thinking whose signature never arrived)',
+    );
+  });
+});
