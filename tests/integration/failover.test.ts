@@ -120,12 +120,18 @@ describe('combo with the priority strategy', () => {
   });
 
   it('does not replay once bytes reached the client: a broken stream ends with an error event', async () => {
-    gw.primary.script({ chunks: 6, resetAfterChunks: 2 });
-    const res = await post('coder', { stream: true });
-    expect(res.status).toBe(200);
-    const text = await res.text();
-    expect(text).toContain('upstream_stream_interrupted');
-    expect(gw.backup.requests).toHaveLength(0);
+    // Without mid-stream continuation (stream-continuation.test.ts covers it on).
+    await continuation(false);
+    try {
+      gw.primary.script({ chunks: 6, resetAfterChunks: 2 });
+      const res = await post('coder', { stream: true });
+      expect(res.status).toBe(200);
+      const text = await res.text();
+      expect(text).toContain('upstream_stream_interrupted');
+      expect(gw.backup.requests).toHaveLength(0);
+    } finally {
+      await continuation(null);
+    }
   });
 });
 
@@ -164,7 +170,8 @@ describe('upstream timeouts', () => {
   it('ends a stream that goes silent past the idle timeout with an error event', async () => {
     await gw.admin('/api/settings', {
       method: 'PATCH',
-      body: JSON.stringify({ 'timeouts.idleMs': 300 }),
+      // Without mid-stream continuation (stream-continuation.test.ts covers it on).
+      body: JSON.stringify({ 'timeouts.idleMs': 300, 'streamContinuation.enabled': false }),
     });
     try {
       gw.primary.script({ chunks: 5, stallAfterChunks: 2 });
@@ -177,8 +184,15 @@ describe('upstream timeouts', () => {
     } finally {
       await gw.admin('/api/settings', {
         method: 'PATCH',
-        body: JSON.stringify({ 'timeouts.idleMs': null }),
+        body: JSON.stringify({ 'timeouts.idleMs': null, 'streamContinuation.enabled': null }),
       });
     }
   });
 });
+
+function continuation(enabled: boolean | null): Promise<Response> {
+  return gw.admin('/api/settings', {
+    method: 'PATCH',
+    body: JSON.stringify({ 'streamContinuation.enabled': enabled }),
+  });
+}

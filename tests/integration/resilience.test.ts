@@ -53,7 +53,8 @@ const events: EngineEvent[] = [];
 const messages = [{ role: 'user' as const, content: 'hi' }];
 
 beforeAll(async () => {
-  gw = await startGateway({ config });
+  // A cut stream is not continued here: these rules are about the stream itself.
+  gw = await startGateway({ config, env: { BREAKWATER_STREAM_CONTINUATION: 'false' } });
   gw.engine.onEvent((e) => events.push(e));
   openai = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'x', maxRetries: 0 });
 });

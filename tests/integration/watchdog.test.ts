@@ -19,7 +19,13 @@ let gw: TestGateway;
 const events: EngineEvent[] = [];
 
 beforeAll(async () => {
-  gw = await startGateway({ env: { BREAKWATER_STREAM_THROUGHPUT_WATCHDOG_ENABLED: 'true' } });
+  // These rules are about a stream that is not continued (continuation: stream-continuation.test.ts).
+  gw = await startGateway({
+    env: {
+      BREAKWATER_STREAM_THROUGHPUT_WATCHDOG_ENABLED: 'true',
+      BREAKWATER_STREAM_CONTINUATION: 'false',
+    },
+  });
   gw.engine.onEvent((e) => events.push(e));
 });
 afterAll(() => gw.close());

@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { FakePromptCache } from './fake-cache';
+import { type FakeFinish, finishText, wordsOf } from './fake-continuation';
 import {
   type GeminiCall,
   geminiBody,
@@ -81,6 +82,23 @@ export interface FakeStep {
    * a stream that is alive but produces nothing.
    */
   heartbeats?: { count: number; everyMs: number };
+  /**
+   * Answer a continuation request (issue 28): the text is the rest of `finish.text` after the
+   * partial answer in the request's last assistant turn.
+   */
+  finish?: FakeFinish;
+  /**
+   * The stall, reset or error after N chunks applies only when the stream has more than N
+   * content chunks (a continuation with little left to say is not cut before its text).
+   */
+  cutsInsideText?: boolean;
+  /** Stream in words (each content chunk one word with its white space) instead of `chunks`. */
+  byWords?: boolean;
+  /**
+   * Stream only: after this many content chunks, an error event (realistic) ends the stream; a
+   * stream with no more chunks than that is not cut (so the error never opens a stream).
+   */
+  errorAfterChunks?: number;
 }
 
 export interface RecordedRequest {
@@ -870,7 +888,9 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
       return sendJson(res, status, statusErrorBody(format, status, requestId), headers);
 
     const model = gemini ? gemini.model : (body.model as string);
-    const text = step.text ?? (step.toolCalls ? '' : DEFAULT_REPLY_TEXT);
+    const text = step.finish
+      ? finishText(body, step.finish)
+      : (step.text ?? (step.toolCalls ? '' : DEFAULT_REPLY_TEXT));
     const usage: FakeStep['usage'] & Usage = step.usage ?? {
       input: estimateTokens(rawBody),
       output: estimateTokens(text),
@@ -953,7 +973,7 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
       res.end(streamErrorEvent(r, step.streamError));
       return;
     }
-    const parts = split(text, step.chunks ?? DEFAULT_CHUNKS);
+    const parts = step.byWords ? wordsOf(text) : split(text, step.chunks ?? DEFAULT_CHUNKS);
     const plan = geminiReply
       ? geminiStream(geminiReply, parts)
       : toolReply
@@ -994,9 +1014,17 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
       }
     }
     const gap = step.chunkDelayMs ?? 0;
-    const stallAt = step.stallAfterChunks ?? Number.POSITIVE_INFINITY;
-    const resetAt = step.resetAfterChunks ?? Number.POSITIVE_INFINITY;
-    const cutAt = Math.max(0, Math.min(stallAt, resetAt));
+    const inside = (n: number | undefined): number =>
+      n === undefined || (step.cutsInsideText && n >= plan.deltas.length)
+        ? Number.POSITIVE_INFINITY
+        : n;
+    const stallAt = inside(step.stallAfterChunks);
+    const resetAt = inside(step.resetAfterChunks);
+    const errorAt =
+      step.errorAfterChunks !== undefined && step.errorAfterChunks < plan.deltas.length
+        ? step.errorAfterChunks
+        : Number.POSITIVE_INFINITY;
+    const cutAt = Math.max(0, Math.min(stallAt, resetAt, errorAt));
     if (gap <= 0 && cutAt === Number.POSITIVE_INFINITY) {
       // The common (benchmark) path: one write.
       res.end(head + plan.deltas.join('') + plan.tail);
@@ -1026,7 +1054,9 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
       }
       return;
     }
-    if (resetAt <= stallAt) {
+    if (errorAt < Math.min(stallAt, resetAt)) {
+      res.end(pending + streamErrorEvent(r, true));
+    } else if (resetAt <= stallAt) {
       killed = true;
       cutAfterFlush(res, pending, () => req.socket.destroy());
     } else {

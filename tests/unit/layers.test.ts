@@ -52,6 +52,7 @@ const MAIN_LAYERS: LayerRules = [
  */
 const RESILIENCE = 'src/main/engine/resilience';
 const MECHANISMS = [
+  'continuation',
   'flow',
   'health',
   'leases',

@@ -113,6 +113,21 @@ export type EngineEvent =
       max: number;
       resetsAt: number;
     })
+  /**
+   * A stream cut after text reached the client was continued (issue 28): `cutTarget` broke off
+   * (`reason`, after `chars` characters of answer text), the continuation went to
+   * `provider`/`connection`/`model`; `continuation` counts them within the stream.
+   */
+  | (EventBase & {
+      type: 'stream.continued';
+      provider: string;
+      connection: string;
+      model: string;
+      cutTarget: string;
+      reason: string;
+      chars: number;
+      continuation: number;
+    })
   /** Team mode: the shared state became reachable again, or not (issue 16). */
   | (EventBase & { type: 'team.status'; team: TeamView })
   /**

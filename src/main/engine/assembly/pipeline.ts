@@ -64,6 +64,18 @@ export function buildPipeline(parts: EngineParts, inputs: PipelineInputs): Pipel
     ),
     webSearchUnavailable: (backend, cause) =>
       events.emit({ type: 'websearch.unavailable', at: clock.now(), backend, cause }),
+    continued: ({ candidate, cut, continuation }) =>
+      events.emit({
+        type: 'stream.continued',
+        at: clock.now(),
+        provider: candidate.target.provider.id,
+        connection: candidate.connection.id,
+        model: candidate.target.model,
+        cutTarget: cut.target,
+        reason: cut.reason,
+        chars: cut.chars,
+        continuation,
+      }),
     record: (entry, sample, capture) => {
       usage.record(entry, sample);
       parts.sessions.note(sample, entry);

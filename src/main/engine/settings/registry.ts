@@ -1,5 +1,6 @@
 import { ValidationError } from '../../../shared/validation-error';
 import { CACHE_SETTINGS } from './cache-settings';
+import { CONTINUATION_SETTINGS } from './continuation-settings';
 import { QUOTA_WAIT_SETTINGS } from './quota-wait-settings';
 import { RESILIENCE_CROSS_CHECKS, RESILIENCE_SETTINGS } from './resilience-settings';
 import type { CrossCheck, SettingDef } from './setting-def';
@@ -109,6 +110,7 @@ export const SETTINGS: readonly SettingDef[] = [
   ...SUBSCRIPTION_SETTINGS,
   ...SHAPE_SETTINGS,
   ...CACHE_SETTINGS,
+  ...CONTINUATION_SETTINGS,
 ];
 
 export const CROSS_CHECKS: readonly CrossCheck[] = RESILIENCE_CROSS_CHECKS;

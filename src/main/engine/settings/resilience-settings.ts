@@ -409,5 +409,6 @@ export const RESILIENCE_PREFIXES = [
   'routing.',
   'providerErrorRules',
   'streamRecovery.',
+  'streamContinuation.',
   'shapeRepair.',
 ];

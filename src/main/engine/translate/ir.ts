@@ -354,6 +354,8 @@ export interface StreamWriter {
   write(ev: IrEvent): string;
   /** Closing events after the upstream answer ended cleanly. */
   finish(): string;
+  /** Formats that number their events go on from this number (a continued stream). */
+  resumeSequence?(next: number): void;
 }
 
 export function incompleteError(): IrEvent {

@@ -95,6 +95,18 @@ export class StreamTranslator {
   readonly usage: IrUsage = emptyUsage();
   private readonly decoder = new SseDecoder();
   private failed = false;
+  /**
+   * An upstream error event is kept back instead of written, for a continuation to take over
+   * (issue 28): see `takeError`.
+   */
+  holdErrors = false;
+  private held: IrError | null = null;
+  /**
+   * Streamed tool calls wait here until an event of another kind shows their arguments are
+   * complete (issue 28): a cut inside one drops it unseen (`dropTools`).
+   */
+  holdTools = false;
+  private heldTools: IrEvent[] | null = null;
 
   constructor(
     private readonly parser: StreamParser,
@@ -125,11 +137,46 @@ export class StreamTranslator {
 
   /** The writer's closing events, unless an error event already ended the stream. */
   close(): string {
-    return this.failed ? '' : this.writer.finish();
+    return this.failed ? '' : this.releaseTools() + this.writer.finish();
+  }
+
+  /** Drops the tool calls held back (a cut fell inside them); true when there were some. */
+  dropTools(): boolean {
+    const had = this.heldTools !== null;
+    this.heldTools = null;
+    return had;
+  }
+
+  private releaseTools(): string {
+    const held = this.heldTools;
+    if (held === null) return '';
+    this.heldTools = null;
+    let out = '';
+    for (const ev of held) out += this.writer.write(ev);
+    return out;
+  }
+
+  /**
+   * The error event held back (`holdErrors`), if one came; the translator writes again after,
+   * as if it had not (a continuation goes on, or the caller ends the stream with `fail`).
+   */
+  takeError(): IrError | null {
+    const err = this.held;
+    this.held = null;
+    if (err) this.failed = false;
+    return err;
+  }
+
+  /** The next events are numbered from `next` on (a continued Responses stream). */
+  resumeSequence(next: number): void {
+    this.writer.resumeSequence?.(next);
   }
 
   /** Ends the stream with an error event of the relay's own (a break, a watchdog cut). */
   fail(error: IrError): string {
+    // The relay's own ending is never held back; a tool call it cuts short is not shown.
+    this.holdErrors = false;
+    this.heldTools = null;
     return this.apply([{ type: 'error', error }]);
   }
 
@@ -138,9 +185,23 @@ export class StreamTranslator {
     let out = '';
     for (const ev of events) {
       if (this.failed) break;
+      if (this.holdTools) {
+        if (ev.type === 'tool_start' || ev.type === 'tool_args') {
+          if (this.heldTools === null) this.heldTools = [ev];
+          else this.heldTools.push(ev);
+          continue;
+        }
+        if (ev.type !== 'error') out += this.releaseTools();
+      }
       if (ev.type === 'usage') mergeIrUsage(this.usage, ev.usage);
       else if (ev.type === 'start' && ev.usage) mergeIrUsage(this.usage, ev.usage);
-      else if (ev.type === 'error') this.failed = true;
+      else if (ev.type === 'error') {
+        this.failed = true;
+        if (this.holdErrors) {
+          this.held = ev.error;
+          break;
+        }
+      }
       out += this.writer.write(ev);
     }
     return out;

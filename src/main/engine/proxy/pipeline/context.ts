@@ -1,16 +1,18 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ClientFormat, ComboConfig, GatewayApiKeyConfig } from '../../../../shared/contract';
 import type { Catalog } from '../../config/catalog';
+import type { Seam } from '../../resilience/continuation';
 import type { ManagedLease } from '../../resilience/leases';
 import type { Candidate } from '../../routing/resolve';
 import type { ThroughputWatchdogOptions } from '../../settings/resilience-defaults';
 import type { WireFormat } from '../../translate';
 import type { IrRequest } from '../../translate/ir';
 import { emptyUsage, type Usage } from '../../usage/usage';
+import type { GatewayError } from '../../wire/client-errors';
 import { type Endpoint, findEndpoint, formatForUnknownPath } from '../endpoints';
 import { type HeldCapture, releaseRequestBodies } from './capture-held';
 import type { Decision } from './decision';
-import type { PipelineDeps } from './deps';
+import type { ContinuationSettings, PipelineDeps } from './deps';
 
 /** A stage of the front door: it may refuse, or answer itself (the model list, the dashboard). */
 
@@ -69,6 +71,18 @@ export interface TranslatedBody {
   dropped: string;
   /** Freeform tools of a Responses client, whose calls go back as `custom_tool_call`. */
   customTools: ReadonlySet<string>;
+}
+
+/**
+ * A client stream waiting for, or receiving, a continuation (issue 28): the pure seam, the
+ * conversation a continuation request carries, and the error event the stream ends with when
+ * no continuation comes.
+ */
+export interface StreamContinuation {
+  readonly seam: Seam;
+  readonly request: IrRequest;
+  /** The error event the stream ends with when it is not continued. */
+  ending: GatewayError;
 }
 
 /** Everything one client request accumulates on its way through the stages. */
@@ -142,6 +156,12 @@ export interface RequestContext {
   translated?: Map<string, TranslatedBody>;
   /** The exclusive lease a managed request holds (it passed the fence). */
   lease: ManagedLease | null;
+  /** `streamContinuation.*` for this request's streams; null when it is off. */
+  readonly continuation: Readonly<ContinuationSettings> | null;
+  /** The request's bytes, kept past the head for a continuation request (issue 28). */
+  retained?: Buffer;
+  /** A stream being continued after a cut (continuation.ts); unset until one is. */
+  seam?: StreamContinuation;
   /** Throughput watchdog settings (§6) for this request's streams; null when it is off. */
   readonly watchdog: ThroughputWatchdogOptions | null;
   /** What the client should know about how its request was served: `X-Breakwater-Warning`. */
@@ -202,6 +222,7 @@ export function contextFor(
     clientGone: false,
     egressIp: null,
     lease: null,
+    continuation: deps.continuation?.() ?? null,
     watchdog: deps.watchdog?.() ?? null,
     abortAttempt: null,
   };
@@ -222,6 +243,8 @@ const NO_BYTES = Buffer.alloc(0);
  * agent requests of 50-200 KB that is most of a stream's memory.
  */
 export function committed(ctx: RequestContext): void {
+  // A stream that may be continued keeps the conversation the continuation request carries.
+  if (ctx.continuation !== null && ctx.stream) ctx.retained ??= ctx.raw;
   ctx.raw = NO_BYTES;
   ctx.parsed = {};
   delete ctx.ir;

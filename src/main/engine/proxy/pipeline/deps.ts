@@ -8,6 +8,7 @@ import type {
 import type { Clock } from '../../clock';
 import type { Catalog } from '../../config/catalog';
 import type { Logger } from '../../logger';
+import type { Cut } from '../../resilience/continuation';
 import type { FlowControl } from '../../resilience/flow';
 import type { OperatorRule } from '../../resilience/health';
 import type { LeaseService } from '../../resilience/leases';
@@ -108,6 +109,10 @@ export interface PipelineDeps extends FrontDoorDeps {
   routing?: RoutingSignals;
   /** quota-share's fair sharing of a combo's connections between gateway keys. */
   share?: FairShare;
+  /** Reports a stream continued after a cut, for the event stream (issue 28). */
+  continued?(r: { candidate: Candidate; cut: Cut; continuation: number }): void;
+  /** `streamContinuation.*` when continuation is on (issue 28), else null. */
+  continuation?(): Readonly<ContinuationSettings> | null;
   /** Stream throughput watchdog settings (§6) when it is switched on, else null. */
   watchdog?(): ThroughputWatchdogOptions | null;
   /** Request-shape repairs and the heartbeat-proof idle timeout (issue 17). */
@@ -126,6 +131,11 @@ export interface CacheWatchDeps {
   /** False while `cacheWatch.lossPercent` is 0. */
   enabled(): boolean;
   lost(loss: CacheLoss): void;
+}
+
+export interface ContinuationSettings {
+  maxContinuations: number;
+  holdToolCalls: boolean;
 }
 
 export interface ShapeDeps {

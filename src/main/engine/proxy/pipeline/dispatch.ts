@@ -13,6 +13,7 @@ import {
 } from './attempt';
 import { call } from './call';
 import { markClientAbort, type RequestContext, type RequestStage } from './context';
+import { afterContinuation, continueStream } from './continue-stream';
 import { cooldownWaitMs, type PassedOver } from './cooldown-wait';
 import { ANSWERED, type Decision, type Skip } from './decision';
 import type { PipelineDeps } from './deps';
@@ -106,7 +107,12 @@ export class Dispatch implements DispatchState {
         const result = await this.attempt(
           new Attempt(ctx, this.candidates[i]!, this.deps, this, now),
         );
-        if (result === 'done') return ANSWERED;
+        if (result === 'done') {
+          if (!ctx.seam?.seam.open) return ANSWERED;
+          const attempt = (c: Candidate) =>
+            this.attempt(new Attempt(ctx, c, this.deps, this, ctx.now()));
+          return continueStream(ctx, this.deps, this.candidates, i, attempt);
+        }
         // The throughput watchdog cut a stream before any byte reached the client: same again.
         if (result === 'retry') i--;
       }
@@ -225,6 +231,7 @@ export class Dispatch implements DispatchState {
   /** What the dispatch does next after an attempt's outcome. */
   private after(a: Attempt, outcome: AttemptOutcome): 'done' | 'next' | 'retry' {
     const ctx = this.ctx;
+    if (ctx.seam) return afterContinuation(ctx, a, outcome);
     switch (outcome.kind) {
       case 'served':
       case 'broke':

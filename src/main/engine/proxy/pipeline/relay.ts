@@ -1,4 +1,5 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { readSent } from '../../resilience/continuation';
 import type { Candidate } from '../../routing/resolve';
 import type { CancelState } from '../../upstream/attempt';
 import { clientResponseHeaders } from '../../upstream/headers';
@@ -16,7 +17,10 @@ import { HOLD_LIMIT_BYTES, type StreamWatch, ThroughputTripError } from '../stre
 import { addDecisionHeaders } from './answer';
 import { isEventStream } from './call';
 import { committed, markClientAbort, type RequestContext } from './context';
+import { holdForContinuation, mayContinue } from './continuation';
+import { relayContinuation } from './continue-relay';
 import { relayTranslated } from './relay-translated';
+import { SeamLog, StreamErrorEventError } from './seam-log';
 import { recordBreak, streamInterrupted } from './stream-break';
 import { addsUsage, ContentMeter, isChatPassthrough, UsageEventStrip } from './stream-usage';
 import { translatedFor } from './translate';
@@ -37,6 +41,7 @@ export function relay(
   signal: CancelState,
   candidate: Candidate,
 ): Promise<'retry' | undefined> {
+  if (ctx.seam) return relayContinuation(ctx, res, upstream, signal, candidate, ctx.seam);
   const translated = translatedFor(ctx, candidate);
   if (translated) return relayTranslated(ctx, res, upstream, signal, candidate, translated.wire);
   return new PassThroughRelay(ctx, res, upstream, signal, candidate).done;
@@ -75,6 +80,8 @@ class PassThroughRelay implements BodyReader {
   private readonly meter: ContentMeter | null;
   /** Takes out the usage event the gateway asked for and the client did not; else null. */
   private readonly strip: UsageEventStrip | null;
+  /** What went out, while a cut may be continued (issue 28); null when it may not. */
+  private readonly log: SeamLog | null;
 
   constructor(
     private readonly ctx: RequestContext,
@@ -107,6 +114,7 @@ class PassThroughRelay implements BodyReader {
     const chat = isSse && isChatPassthrough(ctx, candidate);
     this.meter = chat ? new ContentMeter() : null;
     this.strip = chat && addsUsage(ctx, candidate) ? new UsageEventStrip() : null;
+    this.log = isSse && mayContinue(ctx) ? new SeamLog(ctx.endpoint.format) : null;
     if (!this.watch) this.start();
     upstream.body.read(this);
     // The head leaves with the first write: the first event read ahead by the peek, or a
@@ -164,6 +172,22 @@ class PassThroughRelay implements BodyReader {
         buf = this.release();
       }
     }
+    if (this.log) {
+      buf = this.log.whole(buf);
+      if (this.log.errored) {
+        // What came before the error event goes out; the event itself is the cut.
+        if (buf.length > 0) this.res.write(buf);
+        ctx.bytesOut += buf.length;
+        // Once this chunk is handled: a body that has ended meanwhile went to `end`, which
+        // finds the error event; one still open is stopped here.
+        const body = this.upstream.body;
+        queueMicrotask(() => {
+          if (!body.destroyed) body.destroy(new StreamErrorEventError());
+        });
+        return true;
+      }
+      if (buf.length === 0) return true;
+    }
     ctx.bytesOut += buf.length;
     if (this.res.write(buf)) return true;
     // A client gone meanwhile is handled by the request's close listener, which cancels the
@@ -181,8 +205,12 @@ class PassThroughRelay implements BodyReader {
         this.settle(undefined);
         return;
       }
+      if (this.log && this.pending === null && this.endedEarly()) {
+        this.settle(this.broke(new StreamErrorEventError(!this.log.errored)));
+        return;
+      }
       // An unfinished last line the usage strip held goes out as it came.
-      const rest = this.strip?.rest();
+      const rest = this.strip?.rest() ?? this.log?.rest();
       if (this.pending) {
         // The stream ended before any useful event: what it sent goes out as it was.
         if (rest) {
@@ -222,23 +250,58 @@ class PassThroughRelay implements BodyReader {
   private readonly ending = (err: GatewayError): string =>
     streamErrorEvent(this.ctx.endpoint.format, err, this.tail ? nextSequenceNumber(this.tail) : 0);
 
+  /** A stream that ended without its stop reason, or with an error event. */
+  private endedEarly(): boolean {
+    const log = this.log!;
+    if (log.errored) return true;
+    return !log.endedCleanly() && !readSent(this.ctx.endpoint.format, log.chunks).stopped;
+  }
+
+  /** Leaves the stream open for the dispatch to continue; false when it may not be. */
+  private hold(ending: GatewayError): boolean {
+    if (!this.log || !mayContinue(this.ctx)) return false;
+    holdForContinuation(this.ctx, {
+      format: this.ctx.endpoint.format,
+      chunks: this.log.chunks,
+      translator: null,
+      sequence: this.tail ? nextSequenceNumber(this.tail) : 0,
+      candidate: this.candidate,
+      ending,
+      ...(this.endReason ? { reason: this.endReason } : {}),
+    });
+    return true;
+  }
+
+  private endReason: string | null = null;
+
   private broke(err: Error): 'retry' | undefined {
     this.watch?.stop();
     const { ctx, res, candidate } = this;
     if (this.meter) ctx.contentBytes = this.meter.bytes;
     if (err instanceof ThroughputTripError && !ctx.clientGone) {
-      return watchdogEnding(ctx, res, this.ending, candidate, err, this.pending !== null);
+      const beforeCommit = this.pending !== null;
+      const hold = this.log ? (e: GatewayError) => this.hold(e) : undefined;
+      return watchdogEnding(ctx, res, this.ending, candidate, err, beforeCommit, hold);
     }
     if (this.pending) {
-      const held = this.release();
+      let held = this.release();
+      if (this.log) held = this.log.whole(held);
       ctx.bytesOut += held.length;
       res.write(held);
     }
-    const detail = recordBreak(ctx, err, this.signal, candidate);
+    let detail: string | null;
+    if (err instanceof StreamErrorEventError && !ctx.clientGone) {
+      ctx.errorClass = 'upstream_stream_error';
+      ctx.errorMessage = `${candidate.target.label}: ${err.message}`;
+      if (err.early) this.endReason = 'upstream_stream_incomplete';
+      detail = err.message;
+    } else detail = recordBreak(ctx, err, this.signal, candidate);
     if (detail === null) return undefined;
     if (this.isSse) {
+      const ending = streamInterrupted(candidate, detail);
+      if (this.hold(ending)) return undefined;
       // The status line is gone; a well-formed error event is the only honest ending.
-      res.end(this.ending(streamInterrupted(candidate, detail)));
+      res.end(this.ending(ending));
     } else {
       res.destroy();
     }

@@ -18,6 +18,7 @@ export function pipelineSettings(
   | 'cooldownWait'
   | 'quotaWait'
   | 'watchdog'
+  | 'continuation'
 > {
   return {
     timeouts: settings.derived((s) => ({
@@ -43,6 +44,14 @@ export function pipelineSettings(
       maxWaitMs: s.number('quotaWait.maxWaitMs'),
       keepAliveMs: s.number('quotaWait.keepAliveMs'),
     })),
+    continuation: settings.derived((s) =>
+      s.boolean('streamContinuation.enabled')
+        ? {
+            maxContinuations: s.number('streamContinuation.maxContinuations'),
+            holdToolCalls: s.boolean('streamContinuation.holdToolCalls'),
+          }
+        : null,
+    ),
     watchdog: settings.derived((s) =>
       s.boolean('streamRecovery.throughputWatchdog')
         ? {

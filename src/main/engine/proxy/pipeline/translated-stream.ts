@@ -1,9 +1,13 @@
 import type { ServerResponse } from 'node:http';
 import { createStreamTranslator, responseAsStream, type StreamTranslator } from '../../translate';
+import { gatewayErrorOf } from '../../translate/errors';
+import type { IrError } from '../../translate/ir';
 import { type GatewayError, streamErrorEvent } from '../../wire/client-errors';
 import { HOLD_LIMIT_BYTES, type StreamWatch, ThroughputTripError } from '../stream-watch';
 import { addDecisionHeaders } from './answer';
 import { committed, markClientAbort } from './context';
+import { holdForContinuation, mayContinue } from './continuation';
+import { SeamLog } from './seam-log';
 import { recordBreak, streamInterrupted } from './stream-break';
 import type { TranslatedAnswer } from './translated-answer';
 import { watchdogEnding, watchFor } from './watchdog-ending';
@@ -31,6 +35,8 @@ export class TranslatedStream {
   private pending: string | null;
   /** Made once the stream is read: the relay's own error events continue its numbering. */
   private translator: StreamTranslator | null = null;
+  /** The upstream's bytes, while a cut may be continued (issue 28); else null. */
+  private log: SeamLog | null = null;
 
   constructor(private readonly answer: TranslatedAnswer) {
     this.watch = answer.isSse ? watchFor(answer.ctx, answer.wire, answer.upstream) : null;
@@ -63,24 +69,69 @@ export class TranslatedStream {
     );
     this.translator = translator;
     const watch = this.watch;
+    const log = mayContinue(ctx) ? new SeamLog(this.answer.wire) : null;
+    if (log) {
+      translator.holdErrors = true;
+      translator.holdTools = ctx.continuation?.holdToolCalls === true;
+    }
+    this.log = log;
     for await (const chunk of upstream.body) {
       if (ctx.ttfb === null) ctx.ttfb = ctx.now() - ctx.started;
       watch?.push(chunk as Buffer);
+      log?.keep(chunk as Buffer);
       await this.send(translator.push(chunk as Buffer));
       if (ctx.clientGone) break;
+      if (log && translator.errored) break;
     }
     if (ctx.clientGone) {
       markClientAbort(ctx);
       return;
     }
     await this.release();
-    this.finish(translator);
+    if (!log) return this.finish(translator, translator.end());
+    // Held back, an error event (or an early end) leaves the writer's closing events out.
+    const tail = translator.end();
+    const held = translator.takeError();
+    if (!held) return this.finish(translator, tail);
+    await this.send(tail);
+    this.heldError(held);
+  }
+
+  /**
+   * The upstream's stream carried an error event or ended before its stop reason: the stream
+   * waits for a continuation, or ends with that error as it would have without one.
+   */
+  private heldError(err: IrError): void {
+    const { ctx, res, candidate } = this.answer;
+    this.answer.keepUsage(this.translator!.usage);
+    ctx.errorClass = 'upstream_stream_error';
+    ctx.errorMessage = `${candidate.target.label} reported an error inside its stream`;
+    const early = err.code === 'upstream_stream_incomplete';
+    if (this.hold(gatewayErrorOf(err), early ? 'upstream_stream_incomplete' : undefined)) return;
+    const tail = this.translator!.fail(err);
+    ctx.bytesOut += Buffer.byteLength(tail);
+    res.end(tail);
+  }
+
+  /** Leaves the stream open for the dispatch to continue; false when it may not be. */
+  private hold(ending: GatewayError, reason?: string): boolean {
+    const { ctx, candidate } = this.answer;
+    if (!this.log || this.pending !== null || !this.translator || !mayContinue(ctx)) return false;
+    holdForContinuation(ctx, {
+      format: this.answer.wire,
+      chunks: this.log.chunks,
+      translator: this.translator,
+      sequence: 0,
+      candidate,
+      ending,
+      ...(reason ? { reason } : {}),
+    });
+    return true;
   }
 
   /** The stream's last events, its usage, and whether the upstream said it failed inside it. */
-  private finish(translator: StreamTranslator): void {
+  private finish(translator: StreamTranslator, tail: string): void {
     const { ctx, res, candidate } = this.answer;
-    const tail = translator.end();
     this.answer.keepUsage(translator.usage);
     if (translator.errored) {
       ctx.errorClass = 'upstream_stream_error';
@@ -112,11 +163,14 @@ export class TranslatedStream {
   private async broke(err: unknown): Promise<'retry' | undefined> {
     const { ctx, res, candidate } = this.answer;
     if (err instanceof ThroughputTripError && !ctx.clientGone) {
-      return watchdogEnding(ctx, res, this.ending, candidate, err, this.pending !== null);
+      const hold = this.log ? (e: GatewayError) => this.hold(e) : undefined;
+      return watchdogEnding(ctx, res, this.ending, candidate, err, this.pending !== null, hold);
     }
     if (recordBreak(ctx, err, this.answer.signal, candidate) === null) return undefined;
     await this.release();
-    res.end(this.ending(streamInterrupted(candidate, ctx.errorMessage)));
+    const ending = streamInterrupted(candidate, ctx.errorMessage);
+    if (this.hold(ending)) return undefined;
+    res.end(this.ending(ending));
     return undefined;
   }
 

@@ -27,17 +27,19 @@ export function watchdogEnding(
   candidate: Candidate,
   trip: ThroughputTripError,
   beforeCommit: boolean,
+  /** Leaves the stream open for a continuation (issue 28); false when none may follow. */
+  hold?: (err: GatewayError) => boolean,
 ): 'retry' | undefined {
   ctx.errorClass = WATCHDOG_ERROR_CLASS;
   ctx.errorMessage = `${candidate.target.label}: ${trip.message}`;
   if (beforeCommit) return 'retry';
-  res.end(
-    ending({
-      status: 504,
-      kind: 'timeout',
-      code: 'upstream_throughput_too_low',
-      message: `the stream from ${candidate.target.label} was cut: ${trip.message}`,
-    }),
-  );
+  const err: GatewayError = {
+    status: 504,
+    kind: 'timeout',
+    code: 'upstream_throughput_too_low',
+    message: `the stream from ${candidate.target.label} was cut: ${trip.message}`,
+  };
+  if (hold?.(err)) return undefined;
+  res.end(ending(err));
   return undefined;
 }

@@ -120,6 +120,10 @@ export class ResponsesStreamWriter implements StreamWriter {
     return s + this.ev(type, { response: r });
   }
 
+  resumeSequence(next: number): void {
+    this.seq = Math.max(this.seq, next);
+  }
+
   private ev(type: string, fields: Json): string {
     return `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: this.seq++, ...fields })}\n\n`;
   }
