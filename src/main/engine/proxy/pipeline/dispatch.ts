@@ -23,6 +23,7 @@ import { quotaWaitDecision, waitForQuota } from './quota-wait';
 import { relay } from './relay';
 import { failOverShape } from './shape-failover';
 import { learnCall } from './strategy';
+import { brokeOffUpstream } from './stream-break';
 import { translateFor } from './translate';
 
 /** Fresh starts after a watchdog trip before any byte reached the client, per request. */
@@ -431,19 +432,6 @@ export class Dispatch implements DispatchState {
 function gone(ctx: RequestContext): Decision {
   markClientAbort(ctx);
   return ANSWERED;
-}
-
-/**
- * The upstream broke its answer after the head (reset, stall, an error event mid-stream, a body
- * that is not what it claimed): a provider failure, not a success.
- */
-function brokeOffUpstream(errorClass: string | null): boolean {
-  return (
-    errorClass !== null &&
-    (errorClass.startsWith('stream_') ||
-      errorClass === 'upstream_stream_error' ||
-      errorClass === 'upstream_invalid_response')
-  );
 }
 
 /** The dispatch stage, running each candidate through `attempt` stages. */

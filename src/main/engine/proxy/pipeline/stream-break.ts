@@ -32,3 +32,16 @@ export function streamInterrupted(candidate: Candidate, detail: string | null): 
     message: `the upstream stream from ${candidate.target.label} broke off: ${detail}`,
   };
 }
+
+/**
+ * The upstream broke its answer after the head (reset, stall, an error event mid-stream, a body
+ * that is not what it claimed): a provider failure, not a success.
+ */
+export function brokeOffUpstream(errorClass: string | null): boolean {
+  return (
+    errorClass !== null &&
+    (errorClass.startsWith('stream_') ||
+      errorClass === 'upstream_stream_error' ||
+      errorClass === 'upstream_invalid_response')
+  );
+}
