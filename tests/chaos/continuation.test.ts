@@ -7,7 +7,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BreakwaterConfig } from '../../src/shared/contract';
 import { type Client, FULL, readAnswer } from '../support/continuation-clients';
 import type { FakeStep, FakeUpstream } from '../support/fake-upstream';
-import { ANTHROPIC_KEY, OPENAI_KEY, startGateway, type TestGateway } from '../support/gateway';
+import {
+  ANTHROPIC_KEY,
+  fakeProvider,
+  OPENAI_KEY,
+  startGateway,
+  type TestGateway,
+} from '../support/gateway';
 import { scale } from './support/harness';
 
 setFlagsFromString('--expose-gc');
@@ -23,30 +29,9 @@ const HEAP_GROWTH_BYTES = 8 * 1024 * 1024;
 function config(primary: FakeUpstream): BreakwaterConfig {
   return {
     providers: [
-      {
-        id: 'oa',
-        format: 'openai',
-        baseUrl: `${primary.url}/v1`,
-        authClass: 'api_key',
-        connections: [{ id: 'oa-1', apiKey: OPENAI_KEY }],
-        models: ['gpt-test'],
-      },
-      {
-        id: 'an',
-        format: 'anthropic',
-        baseUrl: primary.url,
-        authClass: 'api_key',
-        connections: [{ id: 'an-1', apiKey: ANTHROPIC_KEY }],
-        models: ['claude-test'],
-      },
-      {
-        id: 'gm',
-        format: 'gemini',
-        baseUrl: `${primary.url}/v1beta`,
-        authClass: 'api_key',
-        connections: [{ id: 'gm-1', apiKey: 'gm-test-key-0123456789' }],
-        models: ['gemini-test'],
-      },
+      fakeProvider('oa', 'openai', primary, ['gpt-test'], OPENAI_KEY),
+      fakeProvider('an', 'anthropic', primary, ['claude-test'], ANTHROPIC_KEY),
+      fakeProvider('gm', 'gemini', primary, ['gemini-test'], 'gm-test-key-0123456789'),
     ],
   };
 }

@@ -7,6 +7,7 @@ import type { FakeStep, FakeUpstream } from '../support/fake-upstream';
 import {
   ANTHROPIC_KEY,
   eventually,
+  fakeProvider,
   OPENAI_KEY,
   startGateway,
   type TestGateway,
@@ -17,38 +18,10 @@ import {
 function config(primary: FakeUpstream, backup: FakeUpstream): BreakwaterConfig {
   return {
     providers: [
-      {
-        id: 'oa',
-        format: 'openai',
-        baseUrl: `${primary.url}/v1`,
-        authClass: 'api_key',
-        connections: [{ id: 'oa-1', apiKey: OPENAI_KEY }],
-        models: ['gpt-test'],
-      },
-      {
-        id: 'an',
-        format: 'anthropic',
-        baseUrl: primary.url,
-        authClass: 'api_key',
-        connections: [{ id: 'an-1', apiKey: ANTHROPIC_KEY }],
-        models: ['claude-test'],
-      },
-      {
-        id: 'gm',
-        format: 'gemini',
-        baseUrl: `${primary.url}/v1beta`,
-        authClass: 'api_key',
-        connections: [{ id: 'gm-1', apiKey: 'gm-test-key-0123456789' }],
-        models: ['gemini-test'],
-      },
-      {
-        id: 'bk',
-        format: 'anthropic',
-        baseUrl: backup.url,
-        authClass: 'api_key',
-        connections: [{ id: 'bk-1', apiKey: ANTHROPIC_KEY }],
-        models: ['claude-backup'],
-      },
+      fakeProvider('oa', 'openai', primary, ['gpt-test'], OPENAI_KEY),
+      fakeProvider('an', 'anthropic', primary, ['claude-test'], ANTHROPIC_KEY),
+      fakeProvider('gm', 'gemini', primary, ['gemini-test'], 'gm-test-key-0123456789'),
+      fakeProvider('bk', 'anthropic', backup, ['claude-backup'], ANTHROPIC_KEY),
     ],
     combos: [
       { name: 'pair', strategy: 'priority', targets: ['an/claude-test', 'bk/claude-backup'] },

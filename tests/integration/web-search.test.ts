@@ -7,6 +7,7 @@ import type { FakeUpstream } from '../support/fake-upstream';
 import {
   ANTHROPIC_KEY,
   eventually,
+  fakeProvider,
   OPENAI_KEY,
   startGateway,
   type TestGateway,
@@ -18,30 +19,9 @@ const SEARCH_KEY = 'bsk-test-search-key-0123456789';
 function config(primary: FakeUpstream, search: FakeSearch): BreakwaterConfig {
   return {
     providers: [
-      {
-        id: 'oc',
-        format: 'openai-chat',
-        baseUrl: `${primary.url}/v1`,
-        authClass: 'api_key',
-        connections: [{ id: 'oc-1', apiKey: OPENAI_KEY }],
-        models: ['chat-model'],
-      },
-      {
-        id: 'oa',
-        format: 'openai',
-        baseUrl: `${primary.url}/v1`,
-        authClass: 'api_key',
-        connections: [{ id: 'oa-1', apiKey: OPENAI_KEY }],
-        models: ['gpt-test'],
-      },
-      {
-        id: 'an',
-        format: 'anthropic',
-        baseUrl: primary.url,
-        authClass: 'api_key',
-        connections: [{ id: 'an-1', apiKey: ANTHROPIC_KEY }],
-        models: ['claude-test'],
-      },
+      fakeProvider('oc', 'openai-chat', primary, ['chat-model'], OPENAI_KEY),
+      fakeProvider('oa', 'openai', primary, ['gpt-test'], OPENAI_KEY),
+      fakeProvider('an', 'anthropic', primary, ['claude-test'], ANTHROPIC_KEY),
     ],
     combos: [
       { name: 'claude-sonnet-4-5', strategy: 'priority', targets: ['oc/chat-model'] },

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Clock } from '../../src/main/engine/clock';
 import { createEngine, type Engine } from '../../src/main/engine/engine';
 import type { Logger } from '../../src/main/engine/logger';
-import type { BreakwaterConfig } from '../../src/shared/contract';
+import type { BreakwaterConfig, ProviderConfig, ProviderFormat } from '../../src/shared/contract';
 import { type FakeUpstream, type FakeUpstreamOptions, startFakeUpstream } from './fake-upstream';
 
 /** Secrets used by the test configs; tests assert they never leak. */
@@ -19,6 +19,32 @@ export function captureLogger(): Logger & { lines: string[] } {
     lines.push(`${level} ${m}`);
   };
   return { lines, debug: add('debug'), info: add('info'), warn: add('warn'), error: add('error') };
+}
+
+/** Where each provider format's API lives on a fake upstream. */
+const FAKE_API_PATH: Record<ProviderFormat, string> = {
+  openai: '/v1',
+  'openai-chat': '/v1',
+  anthropic: '',
+  gemini: '/v1beta',
+};
+
+/** A provider with one connection `<id>-1` on a fake upstream, at its format's API path. */
+export function fakeProvider(
+  id: string,
+  format: ProviderFormat,
+  upstream: FakeUpstream,
+  models: string[],
+  apiKey: string,
+): ProviderConfig {
+  return {
+    id,
+    format,
+    baseUrl: `${upstream.url}${FAKE_API_PATH[format]}`,
+    authClass: 'api_key',
+    connections: [{ id: `${id}-1`, apiKey }],
+    models,
+  };
 }
 
 /**
