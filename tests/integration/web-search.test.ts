@@ -532,3 +532,76 @@ describe('Brave and Tavily backends', () => {
     });
   }
 });
+
+describe('/api/web-search is outside input', () => {
+  const put = (body: string) => gw.admin('/api/web-search', { method: 'PUT', body });
+  const restore = () => put(JSON.stringify({ backend: 'searxng', url: search.url }));
+
+  it.each([
+    ['null', 'null'],
+    ['an array', '[]'],
+    ['a string', '"brave"'],
+    ['not JSON', '{"backend":'],
+    ['a wrong-typed backend', '{"backend":5}'],
+    ['a wrong-typed maxResults', '{"backend":"brave","maxResults":"9"}'],
+    ['an unknown field', '{"backend":"brave","extra":1}'],
+    [
+      'a deeply nested value',
+      `{"backend":"brave","url":${'['.repeat(50_000)}${']'.repeat(50_000)}}`,
+    ],
+    ['a huge url', JSON.stringify({ backend: 'searxng', url: `http://x/${'a'.repeat(500_000)}` })],
+  ])('refuses %s with a clear 400 and keeps the backend', async (_what, body) => {
+    const res = await put(body);
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: { message: string } }).error.message).toBeTruthy();
+    const got = await (await gw.admin('/api/web-search')).json();
+    expect(got.webSearch).toMatchObject({ backend: 'searxng', url: search.url });
+  });
+
+  it('never echoes a key given in the wrong place', async () => {
+    const res = await put(JSON.stringify({ backend: 'brave', apiKey: { key: SEARCH_KEY } }));
+    expect(res.status).toBe(400);
+    expect(await res.text()).not.toContain(SEARCH_KEY);
+    const extra = await put(JSON.stringify({ backend: 'brave', [SEARCH_KEY]: 1 }));
+    expect(extra.status).toBe(400);
+    expect(gw.log.lines.join('\n')).not.toContain(SEARCH_KEY);
+  });
+
+  it('keeps a stored key for the same backend and address only, never for another address', async () => {
+    const brave = `${search.url}/res/v1/web/search`;
+    try {
+      expect(
+        (await put(JSON.stringify({ backend: 'brave', url: brave, apiKey: SEARCH_KEY }))).status,
+      ).toBe(200);
+      const same = await (
+        await put(JSON.stringify({ backend: 'brave', url: brave, maxResults: 2 }))
+      ).json();
+      expect(same.webSearch).toMatchObject({ hasSecret: true, maxResults: 2 });
+      const moved = await (
+        await put(JSON.stringify({ backend: 'brave', url: 'https://elsewhere.example/search' }))
+      ).json();
+      expect(moved.webSearch.hasSecret).toBe(false);
+    } finally {
+      await restore();
+    }
+  });
+
+  it('concurrent saves leave one of them whole', async () => {
+    try {
+      const bodies = Array.from({ length: 20 }, (_, i) =>
+        JSON.stringify({
+          backend: 'searxng',
+          url: `${search.url}/n${i}`,
+          maxResults: (i % 20) + 1,
+        }),
+      );
+      const answers = await Promise.all(bodies.map(put));
+      expect(answers.map((r) => r.status)).toEqual(bodies.map(() => 200));
+      const got = (await (await gw.admin('/api/web-search')).json()).webSearch;
+      const i = Number(/\/n(\d+)$/.exec(got.url)?.[1]);
+      expect(got.maxResults).toBe((i % 20) + 1);
+    } finally {
+      await restore();
+    }
+  });
+});

@@ -25,8 +25,15 @@ import {
 export const FORMATS: readonly ProviderFormat[] = ['openai', 'openai-chat', 'anthropic', 'gemini'];
 export const AUTH_CLASSES: readonly AuthClass[] = ['api_key', 'oauth', 'local'];
 
-function validateBaseUrl(value: unknown, field: string): string {
+/** Longer than any API's base URL; a bound so a hostile body cannot store megabytes as one. */
+const MAX_URL_CHARS = 2_048;
+
+/** An API's base URL: absolute http(s), no credentials, query or fragment; no trailing `/`. */
+export function validateBaseUrl(value: unknown, field: string): string {
   const raw = string(value, field);
+  if (raw.length > MAX_URL_CHARS) {
+    throw new ValidationError(field, `must be at most ${MAX_URL_CHARS} characters`);
+  }
   let url: URL;
   try {
     url = new URL(raw);

@@ -1,5 +1,6 @@
 import type { WebSearchConfig } from '../contract';
 import { ValidationError } from '../validation-error';
+import { validateBaseUrl } from './provider';
 import { integer, object, oneOf, optional, string } from './values';
 
 export const WEB_SEARCH_BACKENDS = ['searxng', 'brave', 'tavily'] as const;
@@ -16,19 +17,9 @@ export function validateWebSearch(value: unknown, field: string): WebSearchConfi
   const o = object(value, field, ['backend', 'url', 'apiKey', 'apiKeyEnv', 'maxResults']);
   const backend = oneOf(o.backend, `${field}.backend`, WEB_SEARCH_BACKENDS);
   const out: WebSearchConfig = { backend };
-  const url = optional(o.url, (v) => string(v, `${field}.url`));
-  if (url !== undefined) {
-    let parsed: URL;
-    try {
-      parsed = new URL(url);
-    } catch {
-      throw new ValidationError(`${field}.url`, 'must be an absolute http(s) URL');
-    }
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-      throw new ValidationError(`${field}.url`, 'must be an absolute http(s) URL');
-    }
-    out.url = url;
-  } else if (backend === 'searxng') {
+  const url = optional(o.url, (v) => validateBaseUrl(v, `${field}.url`));
+  if (url !== undefined) out.url = url;
+  else if (backend === 'searxng') {
     throw new ValidationError(`${field}.url`, 'is required for searxng (its base URL)');
   }
   if (o.apiKey !== undefined) {

@@ -3,6 +3,7 @@
 import type { EngineEvent, WebSearchConfig, WebSearchView } from '../../../shared/contract';
 import { DEFAULT_WEB_SEARCH_RESULTS, validateWebSearch } from '../../../shared/schema/web-search';
 import type { WebSearchRepo } from '../store';
+import { keepingStoredKey } from '../store/web-search';
 
 export interface WebSearchAdmin {
   view(): { webSearch: WebSearchView | null };
@@ -35,14 +36,7 @@ export function webSearchAdmin(
   return {
     view,
     save(input) {
-      const next = validateWebSearch(input, 'webSearch');
-      const prev = repo.get();
-      const keep =
-        next.apiKey === undefined &&
-        next.apiKeyEnv === undefined &&
-        prev?.backend === next.backend &&
-        prev.apiKey !== undefined;
-      repo.set(keep ? { ...next, apiKey: prev.apiKey! } : next);
+      repo.set(keepingStoredKey(validateWebSearch(input, 'webSearch'), repo.get()));
       changed();
       return view();
     },

@@ -6,6 +6,7 @@ import { flattenSettings, type Settings } from '../settings/settings';
 import type { Store } from './';
 import { connectionRecord, providerRecord } from './config-records';
 import { saveRules } from './rules';
+import { keepingStoredKey } from './web-search';
 
 function storeTargets(store: Store): RuleTargets {
   return {
@@ -61,14 +62,7 @@ export function applyConfig(
       store.combos.upsert(combo);
     }
     if (config.webSearch) {
-      // Like a connection's, the stored key is kept when the file names none.
-      const prev = store.webSearch.get();
-      const keep =
-        !config.webSearch.apiKey &&
-        !config.webSearch.apiKeyEnv &&
-        prev?.backend === config.webSearch.backend &&
-        prev.apiKey;
-      store.webSearch.set(keep ? { ...config.webSearch, apiKey: prev.apiKey! } : config.webSearch);
+      store.webSearch.set(keepingStoredKey(config.webSearch, store.webSearch.get()));
     }
     if (config.rules) {
       // The file's rules replace the saved ones, once what they route to is in the store.

@@ -47,3 +47,22 @@ export function createWebSearchRepo(
     },
   };
 }
+
+/**
+ * `next` with the stored key kept when it names none (as a connection keeps its own), only for
+ * the same backend at the same address: a stored key never goes to an address it was not
+ * stored for (issue 27's rule for connections).
+ */
+export function keepingStoredKey(
+  next: WebSearchConfig,
+  prev: WebSearchConfig | null,
+): WebSearchConfig {
+  const keep =
+    next.apiKey === undefined &&
+    next.apiKeyEnv === undefined &&
+    prev !== null &&
+    prev.apiKey !== undefined &&
+    prev.backend === next.backend &&
+    prev.url === next.url;
+  return keep ? { ...next, apiKey: prev.apiKey } : next;
+}
