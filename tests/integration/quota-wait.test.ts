@@ -54,6 +54,9 @@ beforeEach(async () => {
     'quotaWait.keepAliveMs': 200,
     'cooldown.reprobeAfterMs': null,
     'comboCooldownWait.enabled': false,
+    'modelLockout.enabled': null,
+    'modelLockout.baseCooldownMs': null,
+    'modelLockout.maxCooldownMs': null,
   });
 });
 
@@ -281,5 +284,66 @@ describe('re-probing a long cooldown', () => {
     const after = (await state()).connections.find((c) => c.id === 'qa-1')!;
     expect(after.status).toBe('unavailable');
     expect(after.rateLimitedUntil!).toBeGreaterThanOrEqual(until);
+  });
+});
+
+describe('re-probing a long model lockout', () => {
+  const DAY = 86_400_000;
+  const lockForADay = (interval: number) =>
+    settings({
+      'cooldown.reprobeAfterMs': interval,
+      'modelLockout.enabled': true,
+      'modelLockout.baseCooldownMs': DAY,
+      'modelLockout.maxCooldownMs': DAY,
+    });
+  const lockouts = async () =>
+    (await (await gw.admin('/api/resilience/model-cooldowns')).json()) as Array<{
+      model: string;
+      expiresAt: number;
+    }>;
+
+  it('lets exactly one request through once the interval passed, and its success ends the lock with the cause', async () => {
+    await lockForADay(600);
+    gw.primary.script({ status: 404 });
+    expect((await chat()).status).toBe(404);
+    const locked = await chat();
+    expect(locked.status).toBe(503);
+    expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(86_000);
+    expect(gw.primary.requestCount).toBe(1);
+    await new Promise((r) => setTimeout(r, 700));
+    gw.primary.setDefault({ delayMs: 200 });
+    const statuses = (await Promise.all([chat(), chat()])).map((r) => r.status).sort();
+    expect(statuses).toEqual([200, 503]);
+    expect(gw.primary.requestCount).toBe(2);
+    expect(await lockouts()).toEqual([]);
+    expect(events.find((e) => e.type === 'lockout.cleared')).toMatchObject({
+      cause: expect.stringContaining('re-probe succeeded ahead of the announced end'),
+    });
+    expect((await chat()).status).toBe(200);
+  });
+
+  it('a failed probe keeps the announced end and waits the interval again', async () => {
+    await lockForADay(500);
+    gw.primary.script({ status: 404 });
+    await chat();
+    const [lock] = await lockouts();
+    await new Promise((r) => setTimeout(r, 600));
+    gw.primary.script({ status: 404 });
+    expect((await chat()).status).toBe(404);
+    expect(gw.primary.requestCount).toBe(2);
+    expect((await chat()).status).toBe(503);
+    expect(gw.primary.requestCount).toBe(2);
+    const [after] = await lockouts();
+    expect(after!.expiresAt).toBeGreaterThanOrEqual(lock!.expiresAt);
+    expect(events.some((e) => e.type === 'lockout.cleared')).toBe(false);
+  });
+
+  it('lets nothing through before the interval has passed', async () => {
+    await lockForADay(60_000);
+    gw.primary.script({ status: 404 });
+    await chat();
+    await new Promise((r) => setTimeout(r, 600));
+    expect((await chat()).status).toBe(503);
+    expect(gw.primary.requestCount).toBe(1);
   });
 });

@@ -19,6 +19,7 @@ export const NAMES = [
   'lr',
   'qt',
   'rp',
+  'rm',
 ] as const;
 /** Gateway keys: a plain one for most requests, and two lease holders for `ls-1`. */
 export const TEAM = 'bw-team-plain-key-0123456789';
@@ -70,6 +71,7 @@ export function teamConfig(f: Record<Name, FakeUpstream>): BreakwaterConfig {
       provider('lr', f.lr),
       provider('qt', f.qt),
       provider('rp', f.rp),
+      provider('rm', f.rm),
     ],
     combos: [
       { name: 'cool', strategy: 'priority', targets: ['rl/m', 'bk/m'] },

@@ -196,6 +196,40 @@ export function teamScenarios(
     await reprobe(null);
   });
 
+  it('a model locked for a day is re-probed by exactly one request across both instances', async () => {
+    const lockout = (on: boolean) =>
+      Promise.all(
+        [a, b].map((i) =>
+          i.admin('/api/settings', {
+            method: 'PATCH',
+            body: JSON.stringify({
+              'cooldown.reprobeAfterMs': on ? 800 : null,
+              'modelLockout.enabled': on ? true : null,
+              'modelLockout.baseCooldownMs': on ? 86_400_000 : null,
+              'modelLockout.maxCooldownMs': on ? 86_400_000 : null,
+            }),
+          }),
+        ),
+      );
+    const locks = async (i: TeamInstance) =>
+      (await (await i.admin('/api/resilience/model-cooldowns')).json()) as unknown[];
+    await lockout(true);
+    fakes.rm.script({ status: 404 });
+    expect((await chat(a.url, 'rm/m', AS(TEAM))).status).toBe(404);
+    await until('B sees rm/m locked', async () => (await locks(b)).length === 1);
+    await new Promise((r) => setTimeout(r, 900));
+    fakes.rm.setDefault({ delayMs: 400 });
+    const answers = await Promise.all(
+      [a, b, a, b].map((i) => chat(i.url, 'rm/m', AS(TEAM)).then((r) => r.status)),
+    );
+    expect(fakes.rm.requestCount).toBe(2);
+    expect(answers.filter((s) => s === 200)).toHaveLength(1);
+    await until('both see the lock gone', async () =>
+      (await Promise.all([locks(a), locks(b)])).every((l) => l.length === 0),
+    );
+    await lockout(false);
+  });
+
   it('maxConcurrent: 1 holds across both instances', async () => {
     fakes.mc.setDefault({ delayMs: 300 });
     const answers = await Promise.all(

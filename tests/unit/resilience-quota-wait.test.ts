@@ -1,6 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { reprobeDue, reprobeFailed } from '../../src/main/engine/resilience/health';
+import {
+  lockoutReprobeDue,
+  reprobeDue,
+  reprobeFailed,
+} from '../../src/main/engine/resilience/health';
 import {
   decideQuotaWait,
   type Obstacle,
@@ -194,5 +198,26 @@ describe('re-probing long cooldowns', () => {
         },
       ),
     );
+  });
+
+  it('a model lockout is due the same way, and one kept before its start was recorded never is', () => {
+    const lock = {
+      key: 'p:c:m',
+      provider: 'p',
+      connection: 'c',
+      model: 'm',
+      subject: 'm',
+      scope: 'model' as const,
+      reason: 'not_found',
+      failureCount: 1,
+      expiresAt: 86_400_000,
+      lockedAt: 0,
+    };
+    expect(lockoutReprobeDue(lock, 1_800_000, 1_799_999)).toBe(false);
+    expect(lockoutReprobeDue(lock, 1_800_000, 1_800_000)).toBe(true);
+    expect(lockoutReprobeDue({ ...lock, expiresAt: 60_000 }, 1_800_000, 1_800_000)).toBe(false);
+    expect(lockoutReprobeDue({ ...lock, lockedAt: null }, 1_800_000, 5_000_000)).toBe(false);
+    expect(lockoutReprobeDue({ ...lock, lockedAt: undefined }, 1_800_000, 5_000_000)).toBe(false);
+    expect(lockoutReprobeDue(lock, 0, 5_000_000)).toBe(false);
   });
 });

@@ -358,6 +358,38 @@ describe('repositories', () => {
     expect(store.settings.all()).toEqual({ a: 1, b: [2] });
   });
 
+  it('round-trips model lockouts with when each was set (null for one set before it was kept)', () => {
+    addProvider('anthropic');
+    store.connections.upsert({
+      id: 'a-1',
+      provider: 'anthropic',
+      apiKey: null,
+      apiKeyEnv: null,
+      maxConcurrent: null,
+      enabled: true,
+      position: 0,
+      options: {},
+    });
+    const lock = {
+      key: 'anthropic:a-1:m',
+      provider: 'anthropic',
+      connection: 'a-1',
+      model: 'm',
+      subject: 'm',
+      scope: 'model' as const,
+      reason: 'not_found',
+      failureCount: 1,
+      expiresAt: NOW + 86_400_000,
+      lockedAt: NOW,
+    };
+    const old = { ...lock, key: 'anthropic:a-1:old', model: 'old', subject: 'old', lockedAt: null };
+    const gone = { ...lock, key: 'x:gone:m', connection: 'gone' };
+    const lockouts = new Map([lock, old, gone].map((l) => [l.key, l] as const));
+    store.resilience.save({ breakers: new Map(), health: new Map(), lockouts }, NOW);
+    const byKey = (a: { key: string }, b: { key: string }) => a.key.localeCompare(b.key);
+    expect(store.resilience.loadLockouts().sort(byKey)).toEqual([old, lock].sort(byKey));
+  });
+
   it('close() is safe to call twice', () => {
     store.close();
     expect(() => store.close()).not.toThrow();

@@ -58,6 +58,12 @@ export interface LockoutEntry {
   reason: string;
   failureCount: number;
   expiresAt: number;
+  /**
+   * When the lock was set or its last re-probe failed: a lock longer than
+   * `cooldown.reprobeAfterMs` lets one request through that long after. Absent on locks stored
+   * before it was kept, which are not re-probed.
+   */
+  lockedAt?: number | null;
 }
 
 /** Why a lease stopped being ACTIVE. */

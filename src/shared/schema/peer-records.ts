@@ -232,6 +232,7 @@ function readLockout(v: unknown, b: Bounds): LockoutEntry {
     reason: note(l.reason, 'v.reason') ?? '',
     failureCount: count(l.failureCount, 'v.failureCount'),
     expiresAt: b.end(l.expiresAt, 'v.expiresAt', PEER_LOCKOUT_MAX_MS),
+    lockedAt: orNull(l.lockedAt, (x) => b.past(x, 'v.lockedAt')),
   };
 }
 

@@ -27,10 +27,10 @@ import {
   lockoutView,
   NOT_COOLING,
   nextHostNetwork,
-  type Reprobe,
-  ReprobePermits,
+  ReprobeGate,
+  type ReprobeTicket,
   ResilienceState,
-  reprobeFailed,
+  successCause,
 } from './health';
 
 export type { Exclusion } from './health';
@@ -52,14 +52,14 @@ export interface ResilienceDeps {
 
 /**
  * The probes an attempt holds: the breaker's half-open probe (this breaker's permit, and the
- * team's when shared), and a long cooldown's re-probe of its connection.
+ * team's when shared), and the re-probes of a long cooldown or lockout.
  */
 export interface ProbeTicket {
   /** The attempt is the breaker's half-open probe. */
   probe: boolean;
   local: number | null;
   shared: string | null;
-  reprobe: { connection: string; local: number; shared: string | null } | null;
+  reprobe: ReprobeTicket | null;
 }
 
 export type Admitted =
@@ -77,8 +77,7 @@ export class ResilienceManager {
   private readonly egress: EgressMap;
   private host: HostNetwork = HOST_NETWORK_UP;
   private readonly shared: StateBackend;
-  private readonly reprobes = new ReprobePermits();
-  private readonly reprobe: Reprobe;
+  private readonly reprobes: ReprobeGate;
 
   constructor(private readonly deps: ResilienceDeps) {
     this.settings = deriveSettings(deps.settings);
@@ -94,43 +93,43 @@ export class ResilienceManager {
       flushIntervalMs: deps.flushIntervalMs ?? 250,
     });
     this.egress = new EgressMap(deps.recentEgress);
-    const interval = this.settings.reprobeAfterMs;
-    this.reprobe = {
-      get intervalMs() {
-        return interval();
-      },
-      permits: this.reprobes,
-    };
+    this.reprobes = new ReprobeGate({
+      state: this.state,
+      shared: this.shared,
+      intervalMs: this.settings.reprobeAfterMs,
+      emit: deps.emit,
+      log: deps.log,
+    });
   }
 
   // ---------------------------------------------------------------- routing decisions
 
   /** Why this candidate may not be dispatched now, or null. Takes no probe. */
   exclusion(c: Candidate, now: number): Exclusion | null {
-    return exclusionOf(this.state, this.settings.providerCooldownEnabled(), this.reprobe, c, now);
+    return exclusionOf(
+      this.state,
+      this.settings.providerCooldownEnabled(),
+      this.reprobes.view,
+      c,
+      now,
+    );
   }
 
   /**
    * Admits a dispatch through the provider's breaker (takes the HALF_OPEN probe if due), and
-   * through a long cooldown due for a re-probe (takes its permit). In team mode a probe also
-   * needs the team's one permit, the only case that waits for Redis.
+   * through a long cooldown or lockout due for a re-probe (takes its permit). In team mode a
+   * probe also needs the team's one permit, the only case that waits for Redis.
    */
   admit(c: Candidate, now: number, deadline: number): Admitted | Promise<Admitted> {
-    const conn = c.connection.id;
-    let reprobe: ProbeTicket['reprobe'] = null;
-    if (this.state.hasHealth(conn)) {
-      const h = this.state.storedHealth(conn);
-      if (h.status === 'unavailable' && h.rateLimitedUntil !== null && h.rateLimitedUntil > now) {
-        // The exclusion let it through as the re-probe; another request may have taken it since.
-        if (this.reprobes.taken(conn, now)) return stillCooling(conn, h.rateLimitedUntil - now);
-        reprobe = { connection: conn, local: this.reprobes.take(conn, deadline), shared: null };
-      }
-    }
+    // The exclusion let it through as a re-probe; another request may have taken it since.
+    const taken = this.reprobes.take(c, now, deadline);
+    if (taken !== null && 'reason' in taken) return { ok: false, exclusion: taken };
+    const reprobe = taken;
     const provider = c.target.provider;
     const breaker = this.state.breaker(provider);
     const a = breaker.admit(now, deadline);
     if (!a.allowed) {
-      if (reprobe) this.reprobes.release(conn, reprobe.local);
+      if (reprobe) this.reprobes.release(reprobe);
       return notAdmitting(provider.id, a.retryAfterMs, 'is not admitting');
     }
     if (!a.probe && reprobe === null) return { ok: true, probe: false, ticket: null };
@@ -163,14 +162,11 @@ export class ResilienceManager {
         );
       }
     }
-    const r = ticket.reprobe;
-    if (r) {
-      r.shared = await this.shared.probe(`reprobe:${r.connection}`, deadline - now);
-      if (r.shared === null) {
-        this.release(c, ticket);
-        const until = this.state.storedHealth(r.connection).rateLimitedUntil ?? now;
-        return stillCooling(r.connection, Math.max(0, until - now));
-      }
+    const excluded =
+      ticket.reprobe && (await this.reprobes.takeShared(ticket.reprobe, now, deadline));
+    if (excluded) {
+      this.release(c, ticket);
+      return { ok: false, exclusion: excluded };
     }
     return { ok: true, probe: ticket.probe, ticket };
   }
@@ -186,11 +182,7 @@ export class ResilienceManager {
       if (!spent) this.state.breaker(c.target.provider).releaseProbe(ticket.local);
       if (ticket.shared !== null) this.shared.releaseProbe(c.target.provider.id, ticket.shared);
     }
-    const r = ticket.reprobe;
-    if (r) {
-      this.reprobes.release(r.connection, r.local);
-      if (r.shared !== null) this.shared.releaseProbe(`reprobe:${r.connection}`, r.shared);
-    }
+    if (ticket.reprobe) this.reprobes.release(ticket.reprobe);
   }
 
   // ---------------------------------------------------------------- outcomes
@@ -209,6 +201,7 @@ export class ResilienceManager {
           this.state.recovered(c.connection, successCause(before, now), now);
       }
     }
+    this.reprobes.succeeded(c, now);
     const families = provider.options?.quotaFamilies ?? {};
     for (const e of this.state.lockouts.recordSuccess(
       provider.id,
@@ -232,7 +225,7 @@ export class ResilienceManager {
     // The host's own outage (asleep, offline, just back): a probe's permit runs out at its deadline.
     if (!countsNetworkFailures(this.host, now)) return;
     this.applyFailure({ kind: 'network', candidate: c, probe, message }, null, now);
-    this.reprobeFailed(c, now);
+    this.reprobes.failed(c, now);
   }
 
   /** An upstream error response, already classified. */
@@ -256,20 +249,7 @@ export class ResilienceManager {
       info.egressIp,
       now,
     );
-    this.reprobeFailed(c, now);
-  }
-
-  /** A failed re-probe keeps the announced end and starts the interval again. */
-  private reprobeFailed(c: Candidate, now: number): void {
-    const conn = c.connection.id;
-    if (!this.reprobes.taken(conn, now)) return;
-    const before = this.state.storedHealth(conn);
-    const after = reprobeFailed(before, now);
-    if (after === before) return;
-    this.state.setHealth(conn, after);
-    this.deps.log.info(
-      `connection ${conn}: re-probe failed; cooling until ${new Date(after.rateLimitedUntil!).toISOString()} as announced, next probe in ${Math.round(this.settings.reprobeAfterMs() / 1000)} s`,
-    );
+    this.reprobes.failed(c, now);
   }
 
   /** The machine slept, woke, went offline or came back (from the desktop host). */
@@ -412,25 +392,6 @@ export class ResilienceManager {
   close(): void {
     this.state.close();
   }
-}
-
-/** Why a success ended a connection's trouble: a re-probe ahead of its announced reset, or not. */
-function successCause(before: ConnectionHealth, now: number): string {
-  const until = before.status === 'unavailable' ? before.rateLimitedUntil : null;
-  return until !== null && until > now
-    ? `re-probe succeeded ahead of the announced reset at ${new Date(until).toISOString()}`
-    : 'request succeeded';
-}
-
-function stillCooling(connection: string, retryAfterMs: number): Admitted {
-  return {
-    ok: false,
-    exclusion: {
-      reason: 'unavailable',
-      retryAfterMs,
-      detail: `connection ${connection} is cooling down (its re-probe is out)`,
-    },
-  };
 }
 
 function notAdmitting(provider: string, retryAfterMs: number, why: string): Admitted {

@@ -256,6 +256,12 @@ export const migrations: readonly Migration[] = [
     // `GET /api/sessions/{id}` reads one session's minutes; without this it scans the table.
     up: 'CREATE INDEX usage_minutes_session ON usage_minutes(session, minute);',
   },
+  {
+    version: 11,
+    name: 'when each model lockout was set, for its re-probe',
+    // NULL on older rows: they are not re-probed, and run to their stored end.
+    up: 'ALTER TABLE model_lockouts ADD COLUMN locked_at INTEGER;',
+  },
 ];
 
 /** Highest schema version this build knows how to read and write. */

@@ -31,6 +31,7 @@ interface LockoutRow {
   reason: string;
   failure_count: number;
   expires_at: number;
+  locked_at: number | null;
 }
 
 /** Everything that changed since the last flush; `null` deletes. */
@@ -99,11 +100,12 @@ export function createResilienceRepo(db: Db): ResilienceRepo {
     'DELETE FROM connection_health WHERE connection_id = ?',
   );
   const upsertLockout = db.prepare(
-    `INSERT INTO model_lockouts (key, provider, connection_id, model, subject, scope, reason, failure_count, expires_at)
-     SELECT @key, @provider, @connection, @model, @subject, @scope, @reason, @failureCount, @expiresAt
+    `INSERT INTO model_lockouts (key, provider, connection_id, model, subject, scope, reason, failure_count, expires_at, locked_at)
+     SELECT @key, @provider, @connection, @model, @subject, @scope, @reason, @failureCount, @expiresAt, @lockedAt
      WHERE EXISTS (SELECT 1 FROM connections WHERE id = @connection)
      ON CONFLICT(key) DO UPDATE SET model = excluded.model, reason = excluded.reason,
-       failure_count = excluded.failure_count, expires_at = excluded.expires_at`,
+       failure_count = excluded.failure_count, expires_at = excluded.expires_at,
+       locked_at = excluded.locked_at`,
   );
   const deleteLockout = db.prepare<[string]>('DELETE FROM model_lockouts WHERE key = ?');
 
@@ -127,7 +129,7 @@ export function createResilienceRepo(db: Db): ResilienceRepo {
     }
     for (const [key, e] of changes.lockouts) {
       if (e === null) deleteLockout.run(key);
-      else upsertLockout.run({ ...e, key });
+      else upsertLockout.run({ ...e, key, lockedAt: e.lockedAt ?? null });
     }
   });
 
@@ -161,6 +163,7 @@ export function createResilienceRepo(db: Db): ResilienceRepo {
         reason: r.reason,
         failureCount: r.failure_count,
         expiresAt: r.expires_at,
+        lockedAt: r.locked_at,
       }));
     },
     save,

@@ -1,6 +1,6 @@
 import type { Candidate } from '../../routing/resolve';
 import { isTerminal } from './connection-cooldown';
-import { type ReprobePermits, reprobeDue } from './reprobe';
+import { lockoutReprobeDue, type ReprobePermits, reprobeDue } from './reprobe';
 import type { ResilienceState } from './resilience-state';
 
 /** Why routing skipped a candidate (RESILIENCE.md §8). `retryAfterMs` null: needs an operator. */
@@ -12,16 +12,21 @@ export interface Exclusion {
   errorType?: string | null;
 }
 
-/** Re-probing long cooldowns: the interval (`cooldown.reprobeAfterMs`) and the permits out. */
+/**
+ * Re-probing long cooldowns and lockouts: the interval (`cooldown.reprobeAfterMs`) and the
+ * permits out, by connection and by lockout key.
+ */
 export interface Reprobe {
   intervalMs: number;
   permits: ReprobePermits;
+  lockoutPermits: ReprobePermits;
 }
 
 /**
  * Why this candidate may not be dispatched now, or null. Reads only (it takes no probe), though
  * a read ends what has expired. Order: the widest scope first, so diagnostics name the real cause.
- * A long cooldown due for a re-probe with no probe out is no exclusion: the admission takes it.
+ * A long cooldown or lockout due for a re-probe with no probe out is no exclusion: the admission
+ * takes it.
  */
 export function exclusionOf(
   state: ResilienceState,
@@ -77,7 +82,13 @@ export function exclusionOf(
     provider.options?.quotaFamilies ?? {},
     now,
   );
-  if (lock) {
+  if (
+    lock &&
+    !(
+      lockoutReprobeDue(lock, reprobe.intervalMs, now) &&
+      !reprobe.lockoutPermits.taken(lock.key, now)
+    )
+  ) {
     return {
       reason: 'model_lockout',
       retryAfterMs: lock.expiresAt - now,

@@ -22,6 +22,7 @@ export {
 } from './host-network';
 export { lockoutView } from './model-lockout';
 export { NOT_COOLING } from './provider-cooldown';
-export { ReprobePermits, reprobeDue, reprobeFailed } from './reprobe';
+export { lockoutReprobeDue, reprobeDue, reprobeFailed } from './reprobe';
+export { ReprobeGate, type ReprobeTicket, successCause } from './reprobe-gate';
 export { ResilienceState } from './resilience-state';
 export { adoptChange } from './team-mirror';

@@ -103,6 +103,7 @@ export function lockoutAfterFailure(
     failureCount,
     // A failure during a lockout extends it, never shortens it.
     expiresAt: Math.max(now + duration, before?.expiresAt ?? 0),
+    lockedAt: now,
   };
 }
 
@@ -210,6 +211,13 @@ export class ModelLockouts {
       dropped.push(s.entry);
     }
     return dropped;
+  }
+
+  /** Drops the entry under `key`; returns it, if there was one. */
+  remove(key: string): LockoutEntry | undefined {
+    const s = this.states.get(key);
+    this.states.delete(key);
+    return s?.entry;
   }
 
   /** Records a failure. Returns the entry written, or null when lockout does not apply. */

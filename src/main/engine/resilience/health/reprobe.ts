@@ -1,4 +1,4 @@
-import type { ConnectionHealth } from '../../store/state-records';
+import type { ConnectionHealth, LockoutEntry } from '../../store/state-records';
 
 /**
  * Whether a long connection cooldown lets one request through as a probe now (issue 29): the
@@ -42,4 +42,14 @@ export class ReprobePermits {
   release(connection: string, ticket: number): void {
     if (this.until.get(connection) === ticket) this.until.delete(connection);
   }
+}
+
+/**
+ * The same for a model lockout: locked longer than `intervalMs` from when it was set (or from its
+ * last failed probe), and that long has passed. A lock from before `lockedAt` was kept is not.
+ */
+export function lockoutReprobeDue(e: LockoutEntry, intervalMs: number, now: number): boolean {
+  if (intervalMs <= 0 || e.lockedAt === undefined || e.lockedAt === null) return false;
+  const at = e.lockedAt + intervalMs;
+  return now >= at && at < e.expiresAt;
 }
