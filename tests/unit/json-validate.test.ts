@@ -162,6 +162,34 @@ describe('isValidJson agrees with JSON.parse', () => {
     agree(Buffer.from(`${'['.repeat(20_000)}${']'.repeat(20_000)}`));
   });
 
+  it('on large bodies at every alignment, with control bytes inside strings and between tokens', () => {
+    // Bodies with no stray control byte take a path of their own (native searches for what ends
+    // a string); the byte positions and the buffer's offset in its memory vary here.
+    const long = 'x'.repeat(300);
+    const controls = ['\t', '\n', '\r', '\u0000', '\u0008', '\u000b', '\u001f'];
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...controls),
+        fc.nat(700),
+        fc.nat(3),
+        fc.boolean(),
+        (ch, at, offset, pretty) => {
+          const text = JSON.stringify(
+            { a: long, b: [long, { c: long }], d: '\\"' },
+            null,
+            pretty ? 2 : 0,
+          );
+          const i = at % (text.length + 1);
+          const edited = Buffer.from(text.slice(0, i) + ch + text.slice(i));
+          const shifted = Buffer.alloc(edited.length + offset);
+          edited.copy(shifted, offset);
+          agree(shifted.subarray(offset));
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
   it('on bytes that are not UTF-8, inside and outside strings', () => {
     agree(Buffer.from([0x22, 0xff, 0xfe, 0x22]));
     agree(Buffer.from([0x22, 0xc3, 0x22]));

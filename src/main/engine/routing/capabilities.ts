@@ -43,6 +43,8 @@ const NEEDS: Record<ModelCapability, (f: RequestFacts) => boolean> = {
   webSearch: (f) => f.webSearch(),
 };
 
+const ALL: CapabilityCheck = Object.freeze({ kind: 'all' });
+
 export type CapabilityCheck =
   | { kind: 'all' }
   | { kind: 'some'; kept: Candidate[]; skipped: string[] }
@@ -59,24 +61,23 @@ export function checkCapabilities(
   facts: () => RequestFacts,
 ): CapabilityCheck {
   const lacking = lackingTargets(catalog, candidates);
-  if (lacking.length === 0) return { kind: 'all' };
-  const needed = new Map<ModelCapability, boolean>();
-  const needs = (c: ModelCapability) => {
-    let n = needed.get(c);
-    if (n === undefined) {
-      n = NEEDS[c](facts());
-      needed.set(c, n);
-    }
-    return n;
-  };
-  const out = new Map<string, ModelCapability[]>();
+  if (lacking.length === 0) return ALL;
+  // Nothing is built unless a target is left out (the facts keep what they computed).
+  let out: Map<string, ModelCapability[]> | null = null;
   for (const t of lacking) {
-    const missing = t.lacks.filter(
-      (c) => needs(c) && !(c === 'webSearch' && t.searchByGateway && facts().webSearchByTool()),
-    );
-    if (missing.length > 0) out.set(t.label, missing);
+    let missing: ModelCapability[] | null = null;
+    for (const c of t.lacks) {
+      if (!NEEDS[c](facts())) continue;
+      if (c === 'webSearch' && t.searchByGateway && facts().webSearchByTool()) continue;
+      missing ??= [];
+      missing.push(c);
+    }
+    if (missing) {
+      out ??= new Map();
+      out.set(t.label, missing);
+    }
   }
-  if (out.size === 0) return { kind: 'all' };
+  if (out === null) return ALL;
   const skipped = [...out].map(
     ([label, missing]) => `skipped ${label}: no ${missing.join(', no ')}`,
   );
