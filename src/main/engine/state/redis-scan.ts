@@ -1,11 +1,11 @@
 // Commands that must reach every primary of a Cluster (one is sent to a single node there):
 // reading every record back (the resync after an outage), and asking whether all are back.
 
-import { Cluster, type Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import type { AnyRedis } from './redis-target';
 
 function primaries(client: AnyRedis): Redis[] {
-  return client instanceof Cluster ? client.nodes('master') : [client];
+  return client.isCluster ? (client as Cluster).nodes('master') : [client as Redis];
 }
 
 /** Answered when every primary answers (a Cluster is back only when each of its shards is). */

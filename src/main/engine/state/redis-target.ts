@@ -2,10 +2,11 @@
 // primary with replicas behind Sentinel. Each form opens the same kind of client for the
 // backend's uses (commands, subscriber, request queues), with the fail-at-once options.
 
-import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
+import type { Cluster, ClusterOptions, Redis, RedisOptions } from 'ioredis';
 import type { StateConfig } from '../../../shared/contract';
 import { clusterSeedsFromEnv, sentinelAddress } from '../../../shared/schema/redis-nodes';
 import type { ValidationError } from '../../../shared/validation-error';
+import { ioredis } from './ioredis-lazy';
 
 export type RedisTarget =
   | { kind: 'single'; url: string }
@@ -119,7 +120,8 @@ function clusterOptions(seeds: string[], o: ConnectOptions, subscriber: boolean)
 /** Opens one connection to the target. */
 export function openClient(t: RedisTarget, o: ConnectOptions, subscriber = false): AnyRedis {
   if (t.kind === 'cluster')
-    return new Cluster(t.seeds.map(seedNode), clusterOptions(t.seeds, o, subscriber));
+    return new (ioredis().Cluster)(t.seeds.map(seedNode), clusterOptions(t.seeds, o, subscriber));
+  const { Redis } = ioredis();
   if (t.kind === 'single') return new Redis(t.url, o);
   return new Redis({
     ...o,

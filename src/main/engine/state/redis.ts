@@ -6,7 +6,6 @@
 
 import { randomBytes } from 'node:crypto';
 import Bottleneck from 'bottleneck';
-import { ReplyError } from 'ioredis';
 import type { TeamView } from '../../../shared/contract';
 import type { Logger } from '../logger';
 import type {
@@ -22,6 +21,7 @@ import type {
   SharedPermit,
   StateBackend,
 } from './backend';
+import { ioredis } from './ioredis-lazy';
 import { OutageProbe } from './outage-probe';
 import { PeerIntake } from './peer-intake';
 import { RedisCounters } from './redis-counters';
@@ -78,7 +78,7 @@ const UNAVAILABLE =
 
 /** An error answer about the data (a wrong type, a script error on a value), not an outage. */
 function isBadData(err: unknown): boolean {
-  return err instanceof ReplyError && !UNAVAILABLE.test((err as Error).message);
+  return err instanceof ioredis().ReplyError && !UNAVAILABLE.test((err as Error).message);
 }
 
 export class RedisState implements StateBackend {
