@@ -40,6 +40,7 @@ const MAIN_LAYERS: LayerRules = [
     'src/main/engine/data-dir.ts',
     'src/main/engine/events.ts',
     'src/main/engine/json-syntax.ts',
+    'src/main/engine/lazy-module.ts',
     'src/main/engine/logger.ts',
     'src/main/engine/version.ts',
   ],

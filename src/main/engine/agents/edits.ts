@@ -1,8 +1,9 @@
 // Pure edits of the config file formats agents use: JSON, dotenv and TOML. Each takes the file's
 // text (null when it does not exist) and returns the new text, changing only the keys it sets;
 // a file it cannot read as its format is refused with AgentConfigError and nothing is written.
-import { parse as parseToml } from 'smol-toml';
+
 import { jsonSyntaxOf } from '../json-syntax';
+import { toml } from '../lazy-module';
 
 /** A file an agent would not read as it is: connect refuses it and leaves it untouched. */
 export class AgentConfigError extends Error {}
@@ -98,7 +99,7 @@ export const TABLE_HEADER = /^\s*\[/;
 
 export function readToml(path: string, text: string): Json {
   try {
-    return parseToml(text) as Json;
+    return toml().parse(text) as Json;
   } catch (err) {
     throw new AgentConfigError(
       `${path} is not valid TOML (${(err as Error).message.split('\n')[0]})`,
@@ -154,7 +155,7 @@ export function editToml(
   );
   let check: Json;
   try {
-    check = parseToml(out) as Json;
+    check = toml().parse(out) as Json;
   } catch {
     throw refused;
   }

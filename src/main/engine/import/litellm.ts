@@ -4,9 +4,9 @@
 // connections of one provider; each `model_name` becomes a combo over its deployments, followed
 // by its fallbacks' deployments.
 
-import { parseDocument } from 'yaml';
 import type { ComboStrategy, ConnectionConfig } from '../../../shared/contract';
 import { findPreset } from '../config/presets';
+import { yaml } from '../lazy-module';
 import {
   checkBrackets,
   checkDepth,
@@ -100,7 +100,7 @@ function fallbacksOf(...sources: unknown[]): Map<string, string[]> {
 /** The file as plain data: a syntax error names its line, an alias bomb is refused unexpanded. */
 function readYaml(text: string): unknown {
   checkBrackets(text);
-  const doc = parseDocument(text);
+  const doc = yaml().parseDocument(text);
   const error = doc.errors[0];
   // The parser's message may quote the token at fault (a key, say): keep only its kind.
   const kind = (message: string) =>

@@ -6,7 +6,7 @@ import type { Cluster, ClusterOptions, Redis, RedisOptions } from 'ioredis';
 import type { StateConfig } from '../../../shared/contract';
 import { clusterSeedsFromEnv, sentinelAddress } from '../../../shared/schema/redis-nodes';
 import type { ValidationError } from '../../../shared/validation-error';
-import { ioredis } from './ioredis-lazy';
+import { ioredis } from '../lazy-module';
 
 export type RedisTarget =
   | { kind: 'single'; url: string }

@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import Bottleneck from 'bottleneck';
 import type { TeamView } from '../../../shared/contract';
+import { ioredis } from '../lazy-module';
 import type { Logger } from '../logger';
 import type {
   ClaimAnswer,
@@ -21,7 +22,6 @@ import type {
   SharedPermit,
   StateBackend,
 } from './backend';
-import { ioredis } from './ioredis-lazy';
 import { OutageProbe } from './outage-probe';
 import { PeerIntake } from './peer-intake';
 import { RedisCounters } from './redis-counters';
