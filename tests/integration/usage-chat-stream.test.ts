@@ -123,30 +123,40 @@ describe('passthrough Chat streams are costed from usage, not framing', () => {
     expect(chunks.some((c) => c.usage)).toBe(false);
   });
 
-  it('a provider that reports nothing is estimated from the content, not the event framing', async () => {
-    const text = 'Hi there, friend!';
-    const event = (delta: object, finish: string | null = null) =>
-      `data: ${JSON.stringify({
-        id: 'chatcmpl-x',
-        object: 'chat.completion.chunk',
-        created: 1,
-        model: 'gpt-test',
-        system_fingerprint: null,
-        choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
-      })}\n\n`;
-    const body =
-      event({ role: 'assistant', content: '' }) +
-      ['Hi ', 'there, ', 'friend!'].map((t) => event({ content: t })).join('') +
-      event({}, 'stop') +
-      'data: [DONE]\n\n';
-    gw.primary.script({ body });
-    let chunks: OpenAI.ChatCompletionChunk[] = [];
-    const got = await added(async () => {
-      chunks = await stream(false);
-    });
-    expect(textOf(chunks)).toBe(text);
-    // 17 characters of content: 5 tokens at four a token, where the 900-odd bytes of events
-    // counted 230.
-    expect(got.output).toBe(Math.ceil(text.length / 4));
-  });
+  it.each([
+    ['with continuation off (measured as it goes)', false],
+    ['while a cut may be continued (the stream is kept, measured at its end)', null],
+  ])(
+    'a provider that reports nothing is estimated from the content, not the event framing, %s',
+    async (_, continuation) => {
+      await gw.admin('/api/settings', {
+        method: 'PATCH',
+        body: JSON.stringify({ 'streamContinuation.enabled': continuation }),
+      });
+      const text = 'Hi there, friend!';
+      const event = (delta: object, finish: string | null = null) =>
+        `data: ${JSON.stringify({
+          id: 'chatcmpl-x',
+          object: 'chat.completion.chunk',
+          created: 1,
+          model: 'gpt-test',
+          system_fingerprint: null,
+          choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+        })}\n\n`;
+      const body =
+        event({ role: 'assistant', content: '' }) +
+        ['Hi ', 'there, ', 'friend!'].map((t) => event({ content: t })).join('') +
+        event({}, 'stop') +
+        'data: [DONE]\n\n';
+      gw.primary.script({ body });
+      let chunks: OpenAI.ChatCompletionChunk[] = [];
+      const got = await added(async () => {
+        chunks = await stream(false);
+      });
+      expect(textOf(chunks)).toBe(text);
+      // 17 characters of content: 5 tokens at four a token, where the 900-odd bytes of events
+      // counted 230.
+      expect(got.output).toBe(Math.ceil(text.length / 4));
+    },
+  );
 });

@@ -3,7 +3,7 @@
 
 import type { UsageTotals } from '../../../shared/contract';
 import type { UsageDims } from '../store';
-import { promptTokens, type Usage } from './usage';
+import { promptTokens, reportsUsage, type Usage } from './usage';
 
 /** USD per million tokens (`providers[].models[].price`). */
 export interface ModelPriceLike {
@@ -65,8 +65,7 @@ export function sampleOf(input: SampleInput, priceOf: PriceOf): UsageSample {
   const u = input.usage;
   const d = input.dims;
   const ok = input.status >= 200 && input.status < 300;
-  const reported = u.inputTokens !== null || u.outputTokens !== null;
-  const estimated = ok && !reported && !input.countOnly;
+  const estimated = ok && !reportsUsage(u) && !input.countOnly;
   const counted = !input.countOnly && !estimated;
   const sample: UsageSample = {
     at: input.at,

@@ -116,6 +116,11 @@ export function emptyUsage(): Usage {
   };
 }
 
+/** Whether the provider reported any tokens (then no estimate is made). */
+export function reportsUsage(u: Usage): boolean {
+  return u.inputTokens !== null || u.outputTokens !== null;
+}
+
 const NEWLINE = 0x0a;
 // Responses' `response.completed` repeats the whole output, so its line can be long.
 const MAX_LINE = 16 * 1024 * 1024;

@@ -8,6 +8,7 @@ import type { BodyReader } from '../../upstream/upstream-body';
 import {
   GEMINI_USAGE_KEY,
   mergeUsage,
+  reportsUsage,
   SseUsageObserver,
   type UsageKey,
   usageOfBody,
@@ -22,7 +23,13 @@ import { relayContinuation } from './continue-relay';
 import { relayTranslated } from './relay-translated';
 import { SeamLog, StreamErrorEventError } from './seam-log';
 import { recordBreak, streamInterrupted } from './stream-break';
-import { addsUsage, ContentMeter, isChatPassthrough, UsageEventStrip } from './stream-usage';
+import {
+  addsUsage,
+  ContentMeter,
+  contentBytesOf,
+  isChatPassthrough,
+  UsageEventStrip,
+} from './stream-usage';
 import { translatedFor } from './translate';
 import { watchdogEnding, watchFor } from './watchdog-ending';
 
@@ -76,7 +83,9 @@ class PassThroughRelay implements BodyReader {
   private tail: Buffer[] | null;
   private previous: Buffer | null = null;
   private readonly usageKey: UsageKey | undefined;
-  /** A Chat stream's content, measured for an estimate; null for other answers. */
+  /** A passthrough Chat stream, whose content measures an estimate. */
+  private readonly chat: boolean;
+  /** That content, measured as it goes when no log keeps it; else null. */
   private readonly meter: ContentMeter | null;
   /** Takes out the usage event the gateway asked for and the client did not; else null. */
   private readonly strip: UsageEventStrip | null;
@@ -112,9 +121,11 @@ class PassThroughRelay implements BodyReader {
     this.observer = isSse ? new SseUsageObserver(this.usageKey) : null;
     this.tail = isSse && ctx.endpoint.format === 'openai-responses' ? [] : null;
     const chat = isSse && isChatPassthrough(ctx, candidate);
-    this.meter = chat ? new ContentMeter() : null;
+    this.chat = chat;
     this.strip = chat && addsUsage(ctx, candidate) ? new UsageEventStrip() : null;
     this.log = isSse && mayContinue(ctx) ? new SeamLog(ctx.endpoint.format) : null;
+    // With the log, what went out is kept anyway: measured at the end, and only if needed.
+    this.meter = chat && !this.log ? new ContentMeter() : null;
     if (!this.watch) this.start();
     upstream.body.read(this);
     // The head leaves with the first write: the first event read ahead by the peek, or a
@@ -152,12 +163,10 @@ class PassThroughRelay implements BodyReader {
     }
     if (this.observer) {
       this.observer.push(buf);
-      if (this.meter) {
-        this.meter.push(buf);
-        if (this.strip) {
-          buf = this.strip.push(buf);
-          if (buf.length === 0) return true;
-        }
+      this.meter?.push(buf);
+      if (this.strip) {
+        buf = this.strip.push(buf);
+        if (buf.length === 0) return true;
       }
     } else if (this.keptBytes < NON_STREAM_USAGE_LIMIT) {
       this.kept.push(buf);
@@ -224,13 +233,13 @@ class PassThroughRelay implements BodyReader {
         ctx.bytesOut += rest.length;
         res.end(rest);
       } else res.end();
-      if (this.meter) ctx.contentBytes = this.meter.bytes;
       if (this.observer) ctx.usage = this.observer.usage;
       else if (this.keptBytes > 0 && this.keptBytes < NON_STREAM_USAGE_LIMIT) {
         const kept = this.kept;
         const body = kept.length === 1 ? kept[0]! : Buffer.concat(kept);
         mergeUsage(ctx.usage, usageOfBody(body, this.usageKey));
       }
+      this.measureContent();
       this.kept = [];
       this.settle(undefined);
     } catch (err) {
@@ -274,10 +283,18 @@ class PassThroughRelay implements BodyReader {
 
   private endReason: string | null = null;
 
+  /** A Chat stream's content bytes, for an estimate when the provider reported no usage. */
+  private measureContent(): void {
+    if (this.meter) this.ctx.contentBytes = this.meter.bytes;
+    else if (this.chat && this.log && !reportsUsage(this.observer?.usage ?? this.ctx.usage)) {
+      this.ctx.contentBytes = contentBytesOf(this.log.chunks);
+    }
+  }
+
   private broke(err: Error): 'retry' | undefined {
     this.watch?.stop();
     const { ctx, res, candidate } = this;
-    if (this.meter) ctx.contentBytes = this.meter.bytes;
+    this.measureContent();
     if (err instanceof ThroughputTripError && !ctx.clientGone) {
       const beforeCommit = this.pending !== null;
       const hold = this.log ? (e: GatewayError) => this.hold(e) : undefined;

@@ -89,6 +89,12 @@ export class SeamLog {
 
 /** The end of the last complete event in `buf` (0 when none is complete yet). */
 function eventsEnd(buf: Buffer): number {
+  // Nearly every chunk ends an event (`\n\n`, `\r\n\r\n` ends in it too): no search then.
+  const n = buf.length;
+  if (n >= 2 && buf[n - 1] === 0x0a && buf[n - 2] === 0x0a) return n;
+  if (n >= 4 && buf[n - 1] === 0x0a && buf[n - 2] === 0x0d && buf[n - 3] === 0x0a) {
+    if (buf[n - 4] === 0x0d) return n;
+  }
   const lf = buf.lastIndexOf(LF2);
   const crlf = buf.lastIndexOf(CRLF2);
   return Math.max(lf === -1 ? 0 : lf + 2, crlf === -1 ? 0 : crlf + 4);

@@ -66,7 +66,8 @@ export class UsageEventStrip {
       this.held = Buffer.from(buf.subarray(lastNl + 1));
       buf = buf.subarray(0, lastNl + 1);
     }
-    return buf.indexOf(USAGE_OBJECT) === -1 ? buf : withoutUsageEvents(buf);
+    const at = buf.indexOf(USAGE_OBJECT);
+    return at === -1 ? buf : withoutUsageEvents(buf, at);
   }
 
   /** The unfinished last line, when the stream ends: sent as it came. */
@@ -78,10 +79,10 @@ export class UsageEventStrip {
 }
 
 /** `buf` (whole lines) without its usage-only events and the blank line that ends each. */
-function withoutUsageEvents(buf: Buffer): Buffer {
+function withoutUsageEvents(buf: Buffer, first: number): Buffer {
   const kept: Buffer[] = [];
   let from = 0;
-  let at = buf.indexOf(USAGE_OBJECT);
+  let at = first;
   while (at !== -1) {
     const start = buf.lastIndexOf(NEWLINE, at) + 1;
     let end = buf.indexOf(NEWLINE, at) + 1;
@@ -93,6 +94,7 @@ function withoutUsageEvents(buf: Buffer): Buffer {
     }
     at = buf.indexOf(USAGE_OBJECT, end);
   }
+  if (from === 0) return buf;
   kept.push(buf.subarray(from));
   return Buffer.concat(kept);
 }
@@ -132,6 +134,13 @@ export class ContentMeter {
       }
     }
   }
+}
+
+/** The same measure over a whole stream's chunks, kept by reference while it ran. */
+export function contentBytesOf(chunks: readonly Buffer[]): number {
+  const meter = new ContentMeter();
+  for (const c of chunks) meter.push(c);
+  return meter.bytes;
 }
 
 /** Bytes of the JSON string from `from` (after its opening quote) to its closing quote or the end. */
