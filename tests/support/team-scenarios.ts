@@ -64,6 +64,14 @@ export function teamScenarios(
     if (root) rmSync(root, { recursive: true, force: true });
   });
 
+  /** The same settings on both instances (null: back to the default). */
+  const settingsOnBoth = (settings: Record<string, unknown>) =>
+    Promise.all(
+      [a, b].map((i) =>
+        i.admin('/api/settings', { method: 'PATCH', body: JSON.stringify(settings) }),
+      ),
+    );
+
   it('/api/health says where the state lives', async () => {
     expect(await a.team()).toEqual({ backend: 'redis', status: 'connected' });
     expect((await b.state()).team).toEqual({ backend: 'redis', status: 'connected' });
@@ -159,15 +167,7 @@ export function teamScenarios(
   });
 
   it('a connection cooled for a day is re-probed by exactly one request across both instances', async () => {
-    const reprobe = (ms: number | null) =>
-      Promise.all(
-        [a, b].map((i) =>
-          i.admin('/api/settings', {
-            method: 'PATCH',
-            body: JSON.stringify({ 'cooldown.reprobeAfterMs': ms }),
-          }),
-        ),
-      );
+    const reprobe = (ms: number | null) => settingsOnBoth({ 'cooldown.reprobeAfterMs': ms });
     await reprobe(800);
     fakes.rp.script({
       status: 429,
@@ -198,19 +198,12 @@ export function teamScenarios(
 
   it('a model locked for a day is re-probed by exactly one request across both instances', async () => {
     const lockout = (on: boolean) =>
-      Promise.all(
-        [a, b].map((i) =>
-          i.admin('/api/settings', {
-            method: 'PATCH',
-            body: JSON.stringify({
-              'cooldown.reprobeAfterMs': on ? 800 : null,
-              'modelLockout.enabled': on ? true : null,
-              'modelLockout.baseCooldownMs': on ? 86_400_000 : null,
-              'modelLockout.maxCooldownMs': on ? 86_400_000 : null,
-            }),
-          }),
-        ),
-      );
+      settingsOnBoth({
+        'cooldown.reprobeAfterMs': on ? 800 : null,
+        'modelLockout.enabled': on ? true : null,
+        'modelLockout.baseCooldownMs': on ? 86_400_000 : null,
+        'modelLockout.maxCooldownMs': on ? 86_400_000 : null,
+      });
     const locks = async (i: TeamInstance) =>
       (await (await i.admin('/api/resilience/model-cooldowns')).json()) as unknown[];
     await lockout(true);
