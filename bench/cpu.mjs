@@ -8,14 +8,14 @@
 // The config is the one issue 26 names: a two-target combo over two connections, a gateway key,
 // the request log on (its default), every other feature at its default. Two requests: a short
 // chat turn (~3 KB) and an agent-sized one (~130 KB, past the size where the body is scanned
-// rather than parsed). Each round runs every system once per request kind, in turn; a figure is
+// rather than parsed). Also a short turn streamed back in 100 chunks (CPU per stream). Each round runs every system once per request kind, in turn; a figure is
 // the median of the rounds. Also measured per round: c=1 p50 latency (sequential requests).
 //
 //   --baseline=DIR  a checkout whose out/main/cli.js is built (repeatable)
 //   --rounds=N      rounds (default 5; --quick: 2, shorter)
 //   --no-reference  leave the reference pass-through out
 //   --profile       run the builds with --cpu-prof (bench/profiles/cpu-<label>-*.cpuprofile)
-//   --only=short|agent  one request kind only (for a profile of one)
+//   --only=short|agent|stream  one request kind only (for a profile of one)
 //   --json          print the raw results as JSON after the table
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -36,6 +36,7 @@ const KEY = 'bw-bench-cpu-0123456789abcdef';
  */
 const REQUESTS_SHORT = ROUNDS > 5 ? 1500 : 4000;
 const REQUESTS_AGENT = ROUNDS > 5 ? 400 : 1200;
+const REQUESTS_STREAM = ROUNDS > 5 ? 300 : 800;
 
 const log = (m) => process.stderr.write(`[cpu] ${m}\n`);
 
@@ -101,6 +102,14 @@ function agentBody(model) {
   return JSON.stringify({ model, messages, tools, max_tokens: 4096 });
 }
 
+/** The short turn, asking for a stream (the upstream answers in 100 chunks). */
+function streamBody(model) {
+  return JSON.stringify({ ...JSON.parse(shortBody(model)), stream: true });
+}
+
+/** 100 words, one per streamed chunk, as bench/run.mjs streams them. */
+const STREAM_TEXT = Array.from({ length: 100 }, (_, i) => `w${i % 10} `).join('');
+
 function config(upstreamUrl) {
   return {
     gateway: { apiKeys: [{ name: 'bench', key: KEY }] },
@@ -132,7 +141,7 @@ async function main() {
   buildIfStale(SERVE_OUTPUTS);
   const scratch = mkdtempSync(join(tmpdir(), 'bw-cpu-'));
   const upstream = await startUpstream();
-  await upstream.setStep({ text: words.repeat(5) });
+  const replyStep = { text: words.repeat(5) };
   const gen = startGenerator();
   const configFile = join(scratch, 'config.json');
   writeFileSync(configFile, JSON.stringify(config(upstream.origin)));
@@ -180,6 +189,13 @@ async function main() {
   const kinds = [
     { id: 'short', name: 'short', body: shortBody, requests: QUICK ? 1500 : REQUESTS_SHORT },
     { id: 'agent', name: '130 KB', body: agentBody, requests: QUICK ? 400 : REQUESTS_AGENT },
+    {
+      id: 'stream',
+      name: 'streamed (100 chunks)',
+      body: streamBody,
+      step: { text: STREAM_TEXT, chunks: 100 },
+      requests: QUICK ? 300 : REQUESTS_STREAM,
+    },
   ];
   const only = argv.find((a) => a.startsWith('--only='))?.slice(7);
   if (only) kinds.splice(0, kinds.length, ...kinds.filter((k) => k.id === only));
@@ -193,6 +209,7 @@ async function main() {
   });
   // Warm every system on every kind first: JIT and the heap's working size.
   for (const kind of kinds) {
+    await upstream.setStep(kind.step ?? replyStep);
     for (const s of systems) {
       await gen.ask('latency', job(s, kind, { requests: kind.requests, warmup: 0 }));
     }
@@ -201,6 +218,7 @@ async function main() {
   for (let r = 0; r < ROUNDS; r++) {
     log(`round ${r + 1}/${ROUNDS}`);
     for (const kind of kinds) {
+      await upstream.setStep(kind.step ?? replyStep);
       // Rotated each round, so that no system always runs right after the same one.
       for (const s of systems
         .slice(r % systems.length)

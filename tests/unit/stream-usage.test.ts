@@ -1,5 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ContentMeter, UsageEventStrip } from '../../src/main/engine/proxy/pipeline/stream-usage';
+import { SseUsageObserver } from '../../src/main/engine/usage/usage';
 
 const event = (o: object) => `data: ${JSON.stringify(o)}\n\n`;
 const delta = (content: string) =>
@@ -15,14 +17,20 @@ const usage = event({
 });
 const stream = `${delta('Hi')}${delta(' "usage":{ there')}${usage}data: [DONE]\n\n`;
 
-/** Everything the strip lets through when the stream arrives cut at `cuts`. */
-function through(cuts: number[]): string {
+/**
+ * Everything the strip lets through when `text` arrives cut at `cuts`, searching where the
+ * usage observer says a usage object may be (as the relay does), or every chunk (`always`).
+ */
+function through(cuts: number[], text = stream, always = false): string {
   const strip = new UsageEventStrip();
-  const bytes = Buffer.from(stream);
+  const observer = new SseUsageObserver();
+  const bytes = Buffer.from(text);
   let out = '';
   let from = 0;
   for (const at of [...cuts, bytes.length]) {
-    out += strip.push(bytes.subarray(from, at)).toString();
+    const piece = bytes.subarray(from, at);
+    const usageFrom = observer.push(piece);
+    out += strip.push(piece, always ? 0 : usageFrom).toString();
     from = at;
   }
   return out + (strip.rest()?.toString() ?? '');
@@ -36,9 +44,53 @@ describe('the usage event strip (issue 27)', () => {
     expect(through([stream.indexOf('usage":{"prompt'), stream.indexOf('[DONE]')])).toBe(expected);
   });
 
+  it('takes out every usage-only event, moving what follows each in place', () => {
+    const twice = `${delta('a')}${usage}${delta('b')}${usage}${delta('c')}data: [DONE]\n\n`;
+    expect(through([], twice)).toBe(`${delta('a')}${delta('b')}${delta('c')}data: [DONE]\n\n`);
+    const crlf = `${delta('a')}${usage.replace('\n\n', '\n\r\n')}data: [DONE]\n\n`;
+    expect(through([], crlf)).toBe(`${delta('a')}data: [DONE]\n\n`);
+  });
+
+  it('searching only where the observer saw a usage object lets through what searching every chunk in full does', () => {
+    const piece = fc.constantFrom(
+      delta('Hi'),
+      delta(' "usage":{ '),
+      delta('usage":{'),
+      usage,
+      event({ choices: [], usage: null }),
+      event({ choices: [], usage: {} }),
+      event({ choices: [], max_usage: { a: 1 }, usage: { b: 2 } }),
+      'data: {"choices":[],"usage" : {"prompt_tokens":1}}\n\n',
+      'data: {"choices":[],"\\u0075sage":{"prompt_tokens":1},"usage":null}\n\n',
+      ': keep-alive\n\n',
+      'data: [DONE]\n\n',
+      'data: {"unfinished',
+    );
+    const arb = fc.array(piece, { maxLength: 12 }).chain((pieces) => {
+      const text = pieces.join('');
+      return fc
+        .uniqueArray(fc.integer({ min: 1, max: Math.max(1, text.length - 1) }), { maxLength: 10 })
+        .map((cuts) => ({ text, cuts: cuts.filter((c) => c < text.length).sort((a, b) => a - b) }));
+    });
+    fc.assert(
+      fc.property(arb, ({ text, cuts }) => {
+        expect(through(cuts, text)).toBe(through(cuts, text, true));
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('an event longer than the observer keeps (16 MB) is still searched once it ends', () => {
+    const head = 'data: {"choices":[],"usage":{"prompt_tokens":1},"pad":"';
+    const pad = 'x'.repeat(9 * 1024 * 1024);
+    const text = `${head}${pad}${pad}"}\n\n${delta('after')}`;
+    const cuts = [head.length + pad.length, head.length + 2 * pad.length];
+    expect(through(cuts, text)).toBe(delta('after'));
+  });
+
   it('keeps an unfinished last line for the end of the stream', () => {
     const strip = new UsageEventStrip();
-    expect(strip.push(Buffer.from('data: {"a"')).length).toBe(0);
+    expect(strip.push(Buffer.from('data: {"a"'), 0).length).toBe(0);
     expect(strip.rest()?.toString()).toBe('data: {"a"');
   });
 });

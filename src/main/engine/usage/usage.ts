@@ -130,7 +130,7 @@ const DATA = Buffer.from('data:');
 export interface UsageKey {
   /** `"usage"`. */
   readonly quoted: Buffer;
-  /** `usage"`: see `nextUsage`. */
+  /** `usage"`: see `SseUsageObserver.lines`. */
   readonly tail: Buffer;
 }
 
@@ -151,48 +151,50 @@ function bytesAt(buf: Buffer, pos: number, end: number, expected: Buffer): boole
 }
 
 /**
- * Index of the next `"usage"` at or after `from`, or -1. The search is for `usage"` and the
- * quote before it is checked after: JSON is full of quotes, so a needle that starts with one
- * stops the native search at every string (six times slower over a typical stream).
- */
-function nextUsage(buf: Buffer, from: number, tail: Buffer): number {
-  for (let at = buf.indexOf(tail, from + 1); at !== -1; at = buf.indexOf(tail, at + 1)) {
-    if (buf[at - 1] === QUOTE) return at - 1;
-  }
-  return -1;
-}
-
-/**
  * Watches a relayed SSE byte stream for usage without holding the stream. Only lines that
  * mention "usage" matter, so a chunk costs native scans for that word, and only the lines
- * around its occurrences are looked at.
+ * around its occurrences that may hold one are looked at.
  */
 export class SseUsageObserver {
   readonly usage: Usage = emptyUsage();
   /** The unfinished last line so far, in pieces, so a long line is joined once. */
   private partial: Buffer[] = [];
   private partialBytes = 0;
+  /** Part of the line being kept was dropped (too long): it may have held anything. */
+  private dropped = false;
 
   constructor(private readonly key: UsageKey = USAGE_KEY) {}
 
-  push(chunk: Buffer): void {
+  /**
+   * Reads the lines that `chunk` completes. Returns where in `chunk` the first usage object
+   * they may hold is: the index of the first `usage"` followed by anything but `:null` (0 when
+   * it is in the line that the chunk finishes), or -1 (the usage strip searches from there).
+   */
+  push(chunk: Buffer): number {
     let from = 0;
+    let objects = -1;
     if (this.partial.length > 0) {
       const nl = chunk.indexOf(NEWLINE);
       if (nl === -1) {
         this.keep(chunk);
-        return;
+        return -1;
       }
       this.partial.push(chunk.subarray(0, nl + 1));
       const line = Buffer.concat(this.partial, this.partialBytes + nl + 1);
       this.partial = [];
       this.partialBytes = 0;
-      this.lines(line, 0, line.length - 1);
+      if (this.lines(line, 0, line.length - 1) !== -1) objects = 0;
       from = nl + 1;
     }
     const lastNl = chunk.lastIndexOf(NEWLINE);
-    this.lines(chunk, from, lastNl);
+    const inChunk = this.lines(chunk, from, lastNl);
+    if (objects === -1) objects = inChunk;
+    if (lastNl !== -1 && this.dropped) {
+      this.dropped = false;
+      objects = 0;
+    }
     if (lastNl + 1 < chunk.length) this.keep(chunk.subarray(lastNl + 1));
+    return objects;
   }
 
   private keep(piece: Buffer): void {
@@ -202,25 +204,42 @@ export class SseUsageObserver {
     if (this.partialBytes > MAX_LINE) {
       this.partial = [];
       this.partialBytes = 0;
+      this.dropped = true;
     }
   }
 
   /**
-   * Reads the lines of `buf` between `from` and the newline at `lastNl` that mention "usage".
-   * The word holds no newline, so each occurrence before `lastNl` lies in one of those lines.
+   * Reads the lines of `buf` between `from` and the newline at `lastNl` that may hold a usage;
+   * returns the first `usage"` there followed by anything but `:null`, or -1. The word holds no newline,
+   * so each occurrence before `lastNl` lies in one of those lines. The search is for `usage"`
+   * and the quote before it is checked after: JSON is full of quotes, so a needle that starts
+   * with one stops the native search at every string.
    */
-  private lines(buf: Buffer, from: number, lastNl: number): void {
-    // The first `\u` at or after the line being read (buf.length: none), searched when needed.
-    let nextEscape = -1;
-    const { quoted, tail } = this.key;
-    let at = nextUsage(buf, from, tail);
+  private lines(buf: Buffer, from: number, lastNl: number): number {
+    const { tail } = this.key;
+    // Only a `\u` escape could spell a usage key that the byte scan does not see. With none in
+    // these lines (nearly always), the `"usage":null` of every event of a Chat stream that asks
+    // for usage costs one search, its line not looked at.
+    const escape = buf.indexOf(UNICODE_ESCAPE, from);
+    let nextEscape = escape === -1 || escape >= lastNl ? buf.length : escape;
+    const escapes = nextEscape < buf.length;
+    let objects = -1;
+    let at = buf.indexOf(tail, from);
     while (at !== -1 && at < lastNl) {
+      const isNull = bytesAt(buf, at + tail.length, lastNl, NULL_VALUE);
+      if (!isNull && objects === -1) objects = at;
+      if (buf[at - 1] !== QUOTE || (isNull && !escapes)) {
+        at = buf.indexOf(tail, at + 1);
+        continue;
+      }
       const start = buf.lastIndexOf(NEWLINE, at) + 1;
       const end = buf.indexOf(NEWLINE, at);
-      // Chat streams with include_usage send `"usage":null` in every chunk, which counts nothing.
-      let onlyNull = true;
-      for (; at !== -1 && at < end; at = nextUsage(buf, at + 1, tail)) {
-        onlyNull &&= bytesAt(buf, at + quoted.length, end, NULL_VALUE);
+      // Earlier occurrences in this line were null (or not keys): else the loop stopped there.
+      let onlyNull = isNull;
+      for (at = buf.indexOf(tail, at + 1); at !== -1 && at < end; at = buf.indexOf(tail, at + 1)) {
+        const next = bytesAt(buf, at + tail.length, end, NULL_VALUE);
+        if (!next && objects === -1) objects = at;
+        if (buf[at - 1] === QUOTE) onlyNull &&= next;
       }
       if (!bytesAt(buf, start, end, DATA)) continue;
       if (onlyNull) {
@@ -228,7 +247,6 @@ export class SseUsageObserver {
           const found = buf.indexOf(UNICODE_ESCAPE, start);
           nextEscape = found === -1 ? buf.length : found;
         }
-        // Only a `\u` escape could spell a usage key that the byte scan above does not see.
         if (nextEscape >= end) continue;
       }
       try {
@@ -238,5 +256,6 @@ export class SseUsageObserver {
         // Not JSON (e.g. `[DONE]`): nothing to count.
       }
     }
+    return objects;
   }
 }

@@ -162,10 +162,10 @@ class PassThroughRelay implements BodyReader {
       this.previous = buf;
     }
     if (this.observer) {
-      this.observer.push(buf);
+      const usageFrom = this.observer.push(buf);
       this.meter?.push(buf);
       if (this.strip) {
-        buf = this.strip.push(buf);
+        buf = this.strip.push(buf, usageFrom);
         if (buf.length === 0) return true;
       }
     } else if (this.keptBytes < NON_STREAM_USAGE_LIMIT) {

@@ -57,16 +57,22 @@ const USAGE_OBJECT = Buffer.from('usage":{');
 export class UsageEventStrip {
   private held: Buffer | null = null;
 
-  /** What of `chunk` goes to the client. */
-  push(chunk: Buffer): Buffer {
-    let buf = this.held ? Buffer.concat([this.held, chunk]) : chunk;
+  /**
+   * What of `chunk` goes to the client. `usageFrom`: where in `chunk` the usage observer saw
+   * the first usage that is not null (`SseUsageObserver.push`), or -1; the lines are searched
+   * only from there. The observer keeps the same unfinished line as this strip holds.
+   */
+  push(chunk: Buffer, usageFrom: number): Buffer {
+    const held = this.held;
+    let buf = held ? Buffer.concat([held, chunk]) : chunk;
     this.held = null;
     const lastNl = buf.lastIndexOf(NEWLINE);
     if (lastNl < buf.length - 1) {
       this.held = Buffer.from(buf.subarray(lastNl + 1));
       buf = buf.subarray(0, lastNl + 1);
     }
-    const at = buf.indexOf(USAGE_OBJECT);
+    const from = usageFrom <= 0 || !held ? usageFrom : held.length + usageFrom;
+    const at = from === -1 ? -1 : buf.indexOf(USAGE_OBJECT, from);
     return at === -1 ? buf : withoutUsageEvents(buf, at);
   }
 
@@ -78,10 +84,14 @@ export class UsageEventStrip {
   }
 }
 
-/** `buf` (whole lines) without its usage-only events and the blank line that ends each. */
+/**
+ * `buf` (whole lines) without its usage-only events and the blank line that ends each. The
+ * bytes after an event taken out move up in place (`buf` is the relay's own chunk, and the
+ * usage event comes last but for `[DONE]`), so nothing the size of the stream is copied.
+ */
 function withoutUsageEvents(buf: Buffer, first: number): Buffer {
-  const kept: Buffer[] = [];
-  let from = 0;
+  let write = 0;
+  let read = 0;
   let at = first;
   while (at !== -1) {
     const start = buf.lastIndexOf(NEWLINE, at) + 1;
@@ -89,14 +99,15 @@ function withoutUsageEvents(buf: Buffer, first: number): Buffer {
     if (isUsageOnly(buf, start, end)) {
       if (buf[end] === NEWLINE) end++;
       else if (buf[end] === 0x0d && buf[end + 1] === NEWLINE) end += 2;
-      kept.push(buf.subarray(from, start));
-      from = end;
+      if (write !== read) buf.copyWithin(write, read, start);
+      write += start - read;
+      read = end;
     }
     at = buf.indexOf(USAGE_OBJECT, end);
   }
-  if (from === 0) return buf;
-  kept.push(buf.subarray(from));
-  return Buffer.concat(kept);
+  if (read === 0) return buf;
+  buf.copyWithin(write, read);
+  return buf.subarray(0, write + buf.length - read);
 }
 
 function isUsageOnly(buf: Buffer, start: number, end: number): boolean {

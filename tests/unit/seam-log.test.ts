@@ -1,0 +1,78 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { SeamLog } from '../../src/main/engine/proxy/pipeline/seam-log';
+import type { WireFormat } from '../../src/main/engine/translate';
+
+/** The error markers as the log's doc gives them, searched the plain way. */
+const MARKERS: Record<WireFormat, string[]> = {
+  anthropic: ['"type":"error"'],
+  'openai-chat': ['data: {"error"'],
+  'openai-responses': ['"type":"error"', '"type":"response.failed"'],
+  gemini: ['data: {"error"'],
+};
+
+/** What `whole` lets out of one chunk of whole events: up to the event holding the first marker. */
+function plainCut(format: WireFormat, text: string): string {
+  let at = -1;
+  for (const m of MARKERS[format]) {
+    const i = text.indexOf(m);
+    if (i !== -1 && (at === -1 || i < at)) at = i;
+  }
+  if (at === -1) return text;
+  const lf = text.lastIndexOf('\n\n', at);
+  const crlf = text.lastIndexOf('\r\n\r\n', at);
+  return text.slice(0, Math.max(lf === -1 ? 0 : lf + 2, crlf === -1 ? 0 : crlf + 4));
+}
+
+const FORMATS = Object.keys(MARKERS) as WireFormat[];
+
+describe('the continuation log stops at an error event', () => {
+  it('cuts where a plain search for the markers cuts, for any mix of events', () => {
+    const event = fc.constantFrom(
+      'data: {"choices":[{"delta":{"content":"err"}}]}\n\n',
+      'data: {"error":{"message":"overloaded"}}\n\n',
+      'data: {"err":1}\n\n',
+      'data: {"text":"rror\\" {\\"err"}\n\n',
+      'event: error\ndata: {"type":"error","error":{"type":"overloaded_error"}}\n\n',
+      'data: {"type":"errors"}\n\n',
+      'data: {"type":"response.failed","response":{}}\n\n',
+      'data: {"type":"response.fail"}\r\n\r\n',
+      'event: x\r\ndata: {"type":"error"}\r\n\r\n',
+      ': keep-alive\n\n',
+    );
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...FORMATS),
+        fc.array(event, { maxLength: 10 }),
+        (format, evs) => {
+          const text = evs.join('');
+          const log = new SeamLog(format);
+          const out = log.whole(Buffer.from(text)).toString();
+          expect(out).toBe(plainCut(format, text));
+          expect(log.errored).toBe(out.length < text.length);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it('a marker split across chunks is found once its event is whole', () => {
+    const log = new SeamLog('openai-chat');
+    const ok = 'data: {"choices":[]}\n\n';
+    expect(log.whole(Buffer.from(`${ok}data: {"er`)).toString()).toBe(ok);
+    expect(log.whole(Buffer.from('ror":{}}\n\n')).length).toBe(0);
+    expect(log.errored).toBe(true);
+  });
+
+  it('a stream has ended cleanly when one of its last two chunks holds the stop', () => {
+    const log = new SeamLog('openai-chat');
+    log.whole(Buffer.from('data: {"choices":[{"finish_reason":"stop"}]}\n\n'));
+    log.whole(Buffer.from('data: {"choices":[],"usage":{}}\n\n'));
+    expect(log.endedCleanly()).toBe(true);
+    log.whole(Buffer.from(': keep-alive\n\n'));
+    expect(log.endedCleanly()).toBe(false);
+    const anthropic = new SeamLog('anthropic');
+    anthropic.whole(Buffer.from('event: message_stop\ndata: {"type":"message_stop"}\n\n'));
+    expect(anthropic.endedCleanly()).toBe(true);
+  });
+});
