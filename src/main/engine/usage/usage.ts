@@ -220,8 +220,8 @@ export class SseUsageObserver {
     // Only a `\u` escape could spell a usage key that the byte scan does not see. With none in
     // these lines (nearly always), the `"usage":null` of every event of a Chat stream that asks
     // for usage costs one search, its line not looked at.
-    const escape = buf.indexOf(UNICODE_ESCAPE, from);
-    let nextEscape = escape === -1 || escape >= lastNl ? buf.length : escape;
+    const firstEscape = buf.indexOf(UNICODE_ESCAPE, from);
+    let nextEscape = firstEscape === -1 || firstEscape >= lastNl ? buf.length : firstEscape;
     const escapes = nextEscape < buf.length;
     let objects = -1;
     let at = buf.indexOf(tail, from);
