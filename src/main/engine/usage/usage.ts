@@ -1,4 +1,4 @@
-import { forEachMember, keyIs, QUOTE, UNICODE_ESCAPE } from '../wire/json-members';
+import { bytesAt, forEachMember, keyIs, QUOTE, UNICODE_ESCAPE } from '../wire/json-members';
 
 /** Token counts reported by an upstream; null where the upstream did not say. */
 export interface Usage {
@@ -143,13 +143,6 @@ const USAGE_KEY = usageKey('usage');
 export const GEMINI_USAGE_KEY = usageKey('usageMetadata');
 const NULL_VALUE = Buffer.from(':null');
 
-/** Whether `expected` is at `pos`, before `end`; compared inline, as a native call costs more. */
-function bytesAt(buf: Buffer, pos: number, end: number, expected: Buffer): boolean {
-  if (pos + expected.length > end) return false;
-  for (let i = 0; i < expected.length; i++) if (buf[pos + i] !== expected[i]) return false;
-  return true;
-}
-
 /**
  * Watches a relayed SSE byte stream for usage without holding the stream. Only lines that
  * mention "usage" matter, so a chunk costs native scans for that word, and only the lines
@@ -172,7 +165,7 @@ export class SseUsageObserver {
    */
   push(chunk: Buffer): number {
     let from = 0;
-    let objects = -1;
+    let usageFrom = -1;
     if (this.partial.length > 0) {
       const nl = chunk.indexOf(NEWLINE);
       if (nl === -1) {
@@ -183,18 +176,18 @@ export class SseUsageObserver {
       const line = Buffer.concat(this.partial, this.partialBytes + nl + 1);
       this.partial = [];
       this.partialBytes = 0;
-      if (this.lines(line, 0, line.length - 1) !== -1) objects = 0;
+      if (this.lines(line, 0, line.length - 1) !== -1) usageFrom = 0;
       from = nl + 1;
     }
     const lastNl = chunk.lastIndexOf(NEWLINE);
     const inChunk = this.lines(chunk, from, lastNl);
-    if (objects === -1) objects = inChunk;
+    if (usageFrom === -1) usageFrom = inChunk;
     if (lastNl !== -1 && this.dropped) {
       this.dropped = false;
-      objects = 0;
+      usageFrom = 0;
     }
     if (lastNl + 1 < chunk.length) this.keep(chunk.subarray(lastNl + 1));
-    return objects;
+    return usageFrom;
   }
 
   private keep(piece: Buffer): void {
@@ -210,10 +203,10 @@ export class SseUsageObserver {
 
   /**
    * Reads the lines of `buf` between `from` and the newline at `lastNl` that may hold a usage;
-   * returns the first `usage"` there followed by anything but `:null`, or -1. The word holds no newline,
-   * so each occurrence before `lastNl` lies in one of those lines. The search is for `usage"`
-   * and the quote before it is checked after: JSON is full of quotes, so a needle that starts
-   * with one stops the native search at every string.
+   * returns the first `usage"` there followed by anything but `:null`, or -1. The word holds
+   * no newline, so each occurrence before `lastNl` lies in one of those lines. The search is
+   * for `usage"` and the quote before it is checked after: JSON is full of quotes, so a needle
+   * that starts with one stops the native search at every string.
    */
   private lines(buf: Buffer, from: number, lastNl: number): number {
     const { tail } = this.key;
@@ -223,11 +216,11 @@ export class SseUsageObserver {
     const firstEscape = buf.indexOf(UNICODE_ESCAPE, from);
     let nextEscape = firstEscape === -1 || firstEscape >= lastNl ? buf.length : firstEscape;
     const escapes = nextEscape < buf.length;
-    let objects = -1;
+    let first = -1;
     let at = buf.indexOf(tail, from);
     while (at !== -1 && at < lastNl) {
       const isNull = bytesAt(buf, at + tail.length, lastNl, NULL_VALUE);
-      if (!isNull && objects === -1) objects = at;
+      if (!isNull && first === -1) first = at;
       if (buf[at - 1] !== QUOTE || (isNull && !escapes)) {
         at = buf.indexOf(tail, at + 1);
         continue;
@@ -238,7 +231,7 @@ export class SseUsageObserver {
       let onlyNull = isNull;
       for (at = buf.indexOf(tail, at + 1); at !== -1 && at < end; at = buf.indexOf(tail, at + 1)) {
         const next = bytesAt(buf, at + tail.length, end, NULL_VALUE);
-        if (!next && objects === -1) objects = at;
+        if (!next && first === -1) first = at;
         if (buf[at - 1] === QUOTE) onlyNull &&= next;
       }
       if (!bytesAt(buf, start, end, DATA)) continue;
@@ -256,6 +249,6 @@ export class SseUsageObserver {
         // Not JSON (e.g. `[DONE]`): nothing to count.
       }
     }
-    return objects;
+    return first;
   }
 }

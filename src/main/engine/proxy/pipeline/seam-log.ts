@@ -1,4 +1,5 @@
 import type { WireFormat } from '../../translate';
+import { bytesAt } from '../../wire/json-members';
 
 const LF2 = Buffer.from('\n\n');
 const CRLF2 = Buffer.from('\r\n\r\n');
@@ -98,7 +99,7 @@ export class SeamLog {
   endedCleanly(): boolean {
     const markers = END_MARKERS[this.format];
     const n = this.chunks.length;
-    for (let i = n - 1; i >= 0 && i >= n - 2; i--) {
+    for (let i = n - 1; i >= Math.max(0, n - 2); i--) {
       // From the end: the markers are in the last events, so the search stops near them.
       const chunk = this.chunks[i]!;
       for (const m of markers) if (chunk.lastIndexOf(m) !== -1) return true;
@@ -137,11 +138,7 @@ function errorAt(buf: Buffer, markers: readonly Marker[]): number {
 function markerAt(buf: Buffer, m: Marker): number {
   const { bytes, probe, probeAt } = m;
   for (let i = buf.indexOf(probe, probeAt); i !== -1; i = buf.indexOf(probe, i + 1)) {
-    const start = i - probeAt;
-    if (start + bytes.length > buf.length) return -1;
-    let k = 0;
-    while (k < bytes.length && buf[start + k] === bytes[k]) k++;
-    if (k === bytes.length) return start;
+    if (bytesAt(buf, i - probeAt, buf.length, bytes)) return i - probeAt;
   }
   return -1;
 }
