@@ -6,10 +6,11 @@
 // change is judged on (issue 26). Prints ratios, never fails on a number.
 //
 // The config is the one issue 26 names: a two-target combo over two connections, a gateway key,
-// the request log on (its default), every other feature at its default. Two requests: a short
-// chat turn (~3 KB) and an agent-sized one (~130 KB, past the size where the body is scanned
-// rather than parsed), and the short turn streamed back in 100 chunks (CPU per stream). Each
-// round runs every system once per request kind, in turn; a figure is the median of the rounds. Also measured per round: c=1 p50 latency (sequential requests).
+// the request log on (its default), every other feature at its default. Three requests: a short
+// chat turn (~3 KB), an agent-sized one (~130 KB, past the size where the body is scanned rather
+// than parsed) and the short turn streamed back in 100 chunks (CPU per stream). Each round runs
+// every system once per request kind, in turn; a figure is the median of the rounds. Also
+// measured per round: c=1 p50 latency (sequential requests).
 //
 //   --baseline=DIR  a checkout whose out/main/cli.js is built (repeatable)
 //   --rounds=N      rounds (default 5; --quick: 2, shorter)
