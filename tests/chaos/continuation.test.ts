@@ -52,11 +52,17 @@ const SEED = Number(process.env.CHAOS_SEED ?? Date.now() % 100_000);
 const rnd = random(SEED);
 const WORDS = FULL.split(/\s+/).length;
 
-/** Every step answers the rest of FULL after whatever partial answer its request carries. */
+/**
+ * Every step answers the rest of FULL after whatever partial answer its request carries. A
+ * continuation of a stream cut after all its text (before its end) has nothing left to say; its
+ * cut would be a failure before any content, which the attempt's retries bound (three in a row
+ * end the stream with an error, as they should), not a cut in the text this test is about.
+ */
 function step(): FakeStep {
   const base: FakeStep = {
     finish: { text: FULL, repeatWords: rnd() < 0.2 ? 3 : 0 },
     byWords: true,
+    cutsNeedText: true,
   };
   const p = rnd();
   const at = 1 + Math.floor(rnd() * (WORDS - 2));

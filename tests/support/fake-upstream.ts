@@ -92,6 +92,11 @@ export interface FakeStep {
    * content chunks (a continuation with little left to say is not cut before its text).
    */
   cutsInsideText?: boolean;
+  /**
+   * The stall or reset after N chunks applies only when the stream has content chunks at all: a
+   * stream with nothing to say that is cut is a failure before content, not a cut in its text.
+   */
+  cutsNeedText?: boolean;
   /** Stream in words (each content chunk one word with its white space) instead of `chunks`. */
   byWords?: boolean;
   /**
@@ -1015,7 +1020,9 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
     }
     const gap = step.chunkDelayMs ?? 0;
     const inside = (n: number | undefined): number =>
-      n === undefined || (step.cutsInsideText && n >= plan.deltas.length)
+      n === undefined ||
+      (step.cutsInsideText && n >= plan.deltas.length) ||
+      (step.cutsNeedText && plan.deltas.length === 0)
         ? Number.POSITIVE_INFINITY
         : n;
     const stallAt = inside(step.stallAfterChunks);
