@@ -19,9 +19,7 @@ const MODEL_TAIL = Buffer.from('model"');
 /**
  * Returns `raw` with its top-level `"model"` string replaced by `model`, or null whenever the
  * byte-level edit could not be shown equivalent to `JSON.stringify({ ...JSON.parse(raw), model })`
- * (not an object, no top-level model, a non-string model, the key given twice, malformed input):
- * the caller then re-serialises. Nested `"model"` keys and look-alikes inside strings are left
- * alone; key order and every other byte are kept.
+ * (see `topLevelModelSpan`): the caller then re-serialises.
  */
 export function rewriteTopLevelModel(
   raw: Buffer,
@@ -29,8 +27,22 @@ export function rewriteTopLevelModel(
   /** The caller parsed `raw` already: a body that opens with its model may skip the scan. */
   knownValid = false,
 ): Buffer | null {
+  const span = topLevelModelSpan(raw, knownValid);
+  return span === null ? null : spliceModel(raw, span.start, span.end, model);
+}
+
+/**
+ * Where the top-level `"model"` string of `raw` is (quotes included), or null whenever replacing
+ * it byte for byte could not be shown equivalent to re-serialising (not an object, no top-level
+ * model, a non-string model, the key given twice, malformed input). Nested `"model"` keys and
+ * look-alikes inside strings are left alone.
+ */
+export function topLevelModelSpan(
+  raw: Buffer,
+  knownValid = false,
+): { start: number; end: number } | null {
   const leading = knownValid ? leadingModel(raw) : null;
-  if (leading) return spliceModel(raw, leading.start, leading.end, model);
+  if (leading) return leading;
   let start = -1;
   let end = -1;
   let unsure = false;
@@ -42,11 +54,11 @@ export function rewriteTopLevelModel(
     end = valueEnd;
   });
   if (!wellFormed || unsure || start < 0) return null;
-  return spliceModel(raw, start, end, model);
+  return { start, end };
 }
 
 /** `raw` with the JSON string at [start, end) (quotes included) replaced by `model`. */
-export function spliceModel(raw: Buffer, start: number, end: number, model: string): Buffer {
+function spliceModel(raw: Buffer, start: number, end: number, model: string): Buffer {
   const value = Buffer.from(JSON.stringify(model), 'utf8');
   return Buffer.concat([raw.subarray(0, start), value, raw.subarray(end)]);
 }

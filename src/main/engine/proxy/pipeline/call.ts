@@ -6,15 +6,15 @@ import { classifyAttemptError, readBounded } from '../../upstream/attempt';
 import { type FirstEventError, peekFirstEventError } from '../../upstream/first-event';
 import { upstreamHeaders } from '../../upstream/headers';
 import { type UpstreamResponse, upstreamPath } from '../../upstream/pools';
-import { rewriteTopLevelModel, spliceModel } from '../../wire/model-rewrite';
 import { ContentIdleWatch } from '../stream-watch';
 import type { Attempt, CallOutcome } from './attempt';
 import { holdAttempt, keepAnswer } from './capture';
-import { bodyOf, type RequestContext } from './context';
+import type { RequestContext } from './context';
 import { ExecutionExpiredError } from './hold';
-import { sessionCacheKey, withCacheKey } from './prompt-cache';
+import { NO_MEMBERS, passthroughBody, withMembers } from './passthrough-body';
+import { cacheKeyMember, sessionCacheKey } from './prompt-cache';
 import { ShapedSend } from './shape';
-import { addsUsage, askingUsage } from './stream-usage';
+import { addsUsage, USAGE_ASKED, usageAskedAgain } from './stream-usage';
 import { translatedFor } from './translate';
 
 const ERROR_BODY_LIMIT = 64 * 1024;
@@ -158,6 +158,8 @@ export function isEventStream(upstream: UpstreamResponse): boolean {
   return String(upstream.headers['content-type'] ?? '').includes('text/event-stream');
 }
 
+const ASKED_ONLY: readonly Buffer[] = [USAGE_ASKED];
+
 function bodyFor(ctx: RequestContext, candidate: Candidate): Buffer {
   const model = candidate.target.model;
   const translated = translatedFor(ctx, candidate);
@@ -167,26 +169,12 @@ function bodyFor(ctx: RequestContext, candidate: Candidate): Buffer {
     return Buffer.from(JSON.stringify(json));
   }
   if (ctx.endpoint.gemini) return ctx.raw;
-  let body = passedThrough(ctx, model);
-  if (addsUsage(ctx, candidate)) body = askingUsage(body, ctx, model);
   const cacheKey = sessionCacheKey(ctx, candidate.target.provider);
-  return cacheKey === null ? body : withCacheKey(body, cacheKey);
-}
-
-/**
- * The client's bytes, untouched unless the upstream knows the model by another name (combos,
- * `provider/model`); then only the model's bytes change, unless the byte-level edit cannot be
- * shown safe (see model-rewrite.ts).
- */
-function passedThrough(ctx: RequestContext, model: string): Buffer {
-  if (model === ctx.model) return ctx.raw;
-  const span = ctx.modelSpan;
-  if (span !== null && span.of === ctx.raw)
-    return spliceModel(ctx.raw, span.start, span.end, model);
-  return (
-    rewriteTopLevelModel(ctx.raw, model, true) ??
-    Buffer.from(JSON.stringify({ ...bodyOf(ctx), model }))
-  );
+  const keyed = cacheKey === null ? NO_MEMBERS : [cacheKeyMember(cacheKey)];
+  if (!addsUsage(ctx, candidate)) return passthroughBody(ctx, model, keyed);
+  const again = usageAskedAgain(ctx, model);
+  if (again) return withMembers(again, keyed);
+  return passthroughBody(ctx, model, cacheKey === null ? ASKED_ONLY : [...keyed, USAGE_ASKED]);
 }
 
 const WIRE_PATHS: Record<Exclude<WireFormat, 'gemini'>, string> = {

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import type { CatalogProvider } from '../../config/catalog';
-import { skipWs } from '../../wire/json-members';
 import type { RequestContext } from './context';
 
 // What the gateway adds for a provider's prompt cache (issue 30, docs/translation.md): the
@@ -43,12 +42,9 @@ export function sessionCacheKey(ctx: RequestContext, provider: CatalogProvider):
 }
 
 /**
- * The body with `prompt_cache_key` as its first member: a byte-level edit, so a passed-through
- * request is not parsed and written again. Safe because the body is a JSON object with a
- * `model` (parse.ts checked), so a member follows, and the client sent no key of its own.
+ * `prompt_cache_key` as the body's first member (`passthroughBody`): a byte-level edit, so a
+ * passed-through request is not parsed and written again; the client sent no key of its own.
  */
-export function withCacheKey(body: Buffer, key: string): Buffer {
-  const open = skipWs(body, 0);
-  const member = Buffer.from(`"prompt_cache_key":${JSON.stringify(key)},`);
-  return Buffer.concat([body.subarray(0, open + 1), member, body.subarray(open + 1)]);
+export function cacheKeyMember(key: string): Buffer {
+  return Buffer.from(`"prompt_cache_key":${JSON.stringify(key)},`);
 }

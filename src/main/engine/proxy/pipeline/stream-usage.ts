@@ -3,7 +3,7 @@
 // and takes the extra usage event out of what such a client receives. Where a provider reports
 // nothing all the same, the estimate counts the content the stream carried, not its framing.
 import type { Candidate } from '../../routing/resolve';
-import { LBRACE, QUOTE } from '../../wire/json-members';
+import { QUOTE } from '../../wire/json-members';
 import { bodyOf, type RequestContext } from './context';
 import { translatedFor } from './translate';
 
@@ -27,16 +27,17 @@ function clientAsked(ctx: RequestContext): boolean {
   );
 }
 
-const ASK = Buffer.from('{"stream_options":{"include_usage":true},');
+/** `stream_options` asking for usage, as the body's first member (`passthroughBody`). */
+export const USAGE_ASKED = Buffer.from('"stream_options":{"include_usage":true},');
 
 /**
- * `body` (the bytes that would be sent, model already set) asking for usage. Without
- * `stream_options` the member goes in front, byte for byte (a body holds its model, so `{` is
- * followed by a member); with other options the body is serialised again with them kept.
+ * The request serialised again asking for usage when the client sent `stream_options` of its
+ * own (its other options are kept), or null when it sent none: then `USAGE_ASKED` goes in front
+ * of the client's bytes.
  */
-export function askingUsage(body: Buffer, ctx: RequestContext, model: string): Buffer {
+export function usageAskedAgain(ctx: RequestContext, model: string): Buffer | null {
   const given = ctx.streamOptions;
-  if (given === undefined) return Buffer.concat([ASK, body.subarray(body.indexOf(LBRACE) + 1)]);
+  if (given === undefined) return null;
   const options = typeof given === 'object' && given !== null && !Array.isArray(given) ? given : {};
   return Buffer.from(
     JSON.stringify({ ...bodyOf(ctx), model, stream_options: { ...options, include_usage: true } }),

@@ -1,0 +1,47 @@
+import { skipWs } from '../../wire/json-members';
+import { topLevelModelSpan } from '../../wire/model-rewrite';
+import { bodyOf, type RequestContext } from './context';
+
+/** No member added in front. */
+export const NO_MEMBERS: readonly Buffer[] = [];
+
+/**
+ * The bytes a passed-through request is sent as: the client's, untouched unless the upstream
+ * knows the model by another name (combos, `provider/model`) or the gateway adds members in
+ * front (`front`, each `"key":value,`: the session's `prompt_cache_key`, `stream_options` asking
+ * for usage). All of that is put together in one copy of the body, however many apply; a body
+ * of an agent's turn is 50-200 KB and each extra copy was a buffer of that size per attempt.
+ * The model's bytes change only where the byte-level edit is shown safe (see model-rewrite.ts);
+ * otherwise the body is serialised again.
+ */
+export function passthroughBody(
+  ctx: RequestContext,
+  model: string,
+  front: readonly Buffer[],
+): Buffer {
+  const raw = ctx.raw;
+  if (model === ctx.model) return withMembers(raw, front);
+  const known = ctx.modelSpan;
+  const span = known !== null && known.of === raw ? known : topLevelModelSpan(raw, true);
+  if (span === null)
+    return withMembers(Buffer.from(JSON.stringify({ ...bodyOf(ctx), model })), front);
+  const open = skipWs(raw, 0) + 1;
+  return Buffer.concat([
+    raw.subarray(0, open),
+    ...front,
+    raw.subarray(open, span.start),
+    Buffer.from(JSON.stringify(model), 'utf8'),
+    raw.subarray(span.end),
+  ]);
+}
+
+/**
+ * `body` (a JSON object, as parse.ts checked) with `front` as its first members; `body` itself
+ * when there are none. Safe as a byte-level edit because a member follows the `{`: the body
+ * holds its model.
+ */
+export function withMembers(body: Buffer, front: readonly Buffer[]): Buffer {
+  if (front.length === 0) return body;
+  const open = skipWs(body, 0) + 1;
+  return Buffer.concat([body.subarray(0, open), ...front, body.subarray(open)]);
+}
