@@ -99,4 +99,39 @@ describe.skipIf(skipReason !== null)('the Rules page at /ui', () => {
     );
     await page.screenshot({ path: join(ARTIFACTS, 'rules.png'), fullPage: true });
   }, 60_000);
+
+  it('an edit made while the page re-reads the rules after a save is kept', async () => {
+    const first = () => page.getByTestId('rule-row').first().getByLabel('Name').inputValue();
+    await expect.poll(first).toBe('background');
+    // The re-read that follows the save is held back, so the edit lands while it is out.
+    let reading: () => void = () => {};
+    const readStarted = new Promise<void>((r) => {
+      reading = r;
+    });
+    let answered: () => void = () => {};
+    const readAnswered = new Promise<void>((r) => {
+      answered = r;
+    });
+    await page.route('**/api/rules', async (route) => {
+      if (route.request().method() !== 'GET') return route.continue();
+      reading();
+      await new Promise((r) => setTimeout(r, 800));
+      await route.continue();
+      answered();
+    });
+    try {
+      await page.getByRole('button', { name: 'Move claude-all up' }).click();
+      await expect.poll(first).toBe('claude-all');
+      await page.getByRole('button', { name: 'Save rules' }).click();
+      await expect.poll(saved).toEqual(['claude-all', 'background']);
+      await readStarted;
+      await page.getByRole('button', { name: 'Move claude-all down' }).click();
+      await readAnswered;
+      // Long enough for the page to have applied what the read brought back, had it used it.
+      await new Promise((r) => setTimeout(r, 300));
+      expect(await first()).toBe('background');
+    } finally {
+      await page.unroute('**/api/rules');
+    }
+  }, 60_000);
 });

@@ -18,8 +18,11 @@ export function RulesPage() {
     setLoaded(next);
   };
   const [error, setError] = useState<string | null>(null);
+  // An edit made while the rules are being read wins over what the read brings back.
   const reload = useCallback(() => {
-    void bridge?.listRules().then((r) => r.ok && setLoaded(r.data.rules.map(draftOf)));
+    void bridge
+      ?.listRules()
+      .then((r) => r.ok && !dirty.current && setLoaded(r.data.rules.map(draftOf)));
   }, [bridge]);
   useEffect(reload, [reload]);
   const loadedVersion = useRef(configVersion);
