@@ -627,6 +627,48 @@ describe('Gemini usageMetadata (a Gemini provider relayed as it is)', () => {
     expect(bytes.usage).toEqual(EXPECTED);
   });
 
+  it('reads what a plain line-by-line reading reads, for any mix of look-alikes and cuts', () => {
+    const counts = fc.record(
+      { promptTokenCount: fc.nat(1000), candidatesTokenCount: fc.nat(1000) },
+      { requiredKeys: [] },
+    );
+    const text = fc.oneof(fc.string(), fc.constantFrom('adata"', 'usageMetadata"', 'Metadata'));
+    const line = fc.oneof(
+      fc
+        .tuple(text, counts)
+        .map(
+          ([t, u]) =>
+            `data: ${JSON.stringify({ candidates: [{ content: { parts: [{ text: t }] } }], usageMetadata: u })}`,
+        ),
+      counts.map((u) => `data: {"metadata":${JSON.stringify(u)},"x":"usageMetadata"}`),
+      counts.map((u) => `data: {"xusageMetadata":${JSON.stringify(u)}}`),
+      counts.map((u) => `data: {"usageMetadata" : ${JSON.stringify(u)}}`),
+      fc.constantFrom('data: {"usageMetadata":null}', ': adata"', 'data: [DONE]'),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(line, { maxLength: 20 }),
+        fc.array(fc.nat(), { maxLength: 30 }),
+        (lines, cuts) => {
+          const all = lines.map((l) => `${l}\n\n`).join('');
+          const want = emptyUsage();
+          for (const l of all.split('\n')) {
+            if (!l.startsWith('data:') || !l.includes('"usageMetadata"')) continue;
+            try {
+              mergeUsage(want, usageOf(JSON.parse(l.slice(5))));
+            } catch {
+              // Not JSON: nothing to count.
+            }
+          }
+          const observer = new SseUsageObserver(GEMINI_USAGE_KEY);
+          for (const c of splitBytes(Buffer.from(all, 'utf8'), cuts)) observer.push(c);
+          expect(observer.usage).toEqual(want);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
   it('the default observer does not look for it (other formats pay nothing for it)', () => {
     expect(observe([STREAM])).toEqual(emptyUsage());
   });
