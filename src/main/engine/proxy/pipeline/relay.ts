@@ -205,17 +205,25 @@ class PassThroughRelay implements BodyReader {
     return false;
   }
 
+  /** The relay is done: what it kept of the stream goes (see `SeamLog.release`). */
+  private over(outcome: 'retry' | undefined): void {
+    this.log?.release();
+    this.tail = null;
+    this.previous = null;
+    this.settle(outcome);
+  }
+
   end(): void {
     try {
       this.watch?.stop();
       const { ctx, res } = this;
       if (ctx.clientGone) {
         markClientAbort(ctx);
-        this.settle(undefined);
+        this.over(undefined);
         return;
       }
       if (this.log && this.pending === null && this.endedEarly()) {
-        this.settle(this.broke(new StreamErrorEventError(!this.log.errored)));
+        this.over(this.broke(new StreamErrorEventError(!this.log.errored)));
         return;
       }
       // An unfinished last line the usage strip held goes out as it came.
@@ -241,7 +249,7 @@ class PassThroughRelay implements BodyReader {
       }
       this.measureContent();
       this.kept = [];
-      this.settle(undefined);
+      this.over(undefined);
     } catch (err) {
       this.crash(err);
     }
@@ -249,7 +257,7 @@ class PassThroughRelay implements BodyReader {
 
   error(err: Error): void {
     try {
-      this.settle(this.broke(err));
+      this.over(this.broke(err));
     } catch (thrown) {
       this.crash(thrown);
     }

@@ -55,6 +55,7 @@ export class TranslatedStream {
       return await this.broke(err);
     } finally {
       this.watch?.stop();
+      this.log?.release();
       if (!body.destroyed) body.destroy();
     }
   }
