@@ -158,8 +158,11 @@ export interface RequestContext {
   lease: ManagedLease | null;
   /** `streamContinuation.*` for this request's streams; null when it is off. */
   readonly continuation: Readonly<ContinuationSettings> | null;
-  /** The request's bytes, kept past the head for a continuation request (issue 28). */
-  retained?: Buffer;
+  /**
+   * The request's bytes, kept past the head for a continuation request (issue 28), until the
+   * request is over (run.ts).
+   */
+  retained: Buffer | null;
   /** A stream being continued after a cut (continuation.ts); unset until one is. */
   seam?: StreamContinuation;
   /** Throughput watchdog settings (§6) for this request's streams; null when it is off. */
@@ -223,6 +226,7 @@ export function contextFor(
     egressIp: null,
     lease: null,
     continuation: deps.continuation?.() ?? null,
+    retained: null,
     watchdog: deps.watchdog?.() ?? null,
     abortAttempt: null,
   };

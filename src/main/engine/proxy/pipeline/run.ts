@@ -73,5 +73,7 @@ export async function runRequest(
     });
   } finally {
     while (ran > 0) stages[--ran]!.after?.(ctx, deps);
+    // An agent's turn is 50-200 KB: not kept for as long as anything still refers to the request.
+    ctx.retained = null;
   }
 }
