@@ -43,6 +43,36 @@ function reader(pauseWhen: (chunk: Buffer, index: number) => boolean = () => fal
 
 const b = (s: string) => Buffer.from(s);
 
+describe('UpstreamBody lets go of its reader once it has told it how the body ended', () => {
+  // The body can stay referenced after its answer; a reader kept with it (a relay, with what it
+  // kept of the stream) held the stream's socket buffers past the next scavenges.
+  const readerOf = (body: UpstreamBody) => (body as unknown as { reader: unknown }).reader;
+  it.each([
+    ['the end', (body: UpstreamBody) => body.end()],
+    ['a failure', (body: UpstreamBody) => body.fail(new Error('reset'))],
+    ['a destroy', (body: UpstreamBody) => body.destroy()],
+  ])('after %s', async (_, finish) => {
+    const body = new UpstreamBody(source().src);
+    const { r, events } = reader();
+    body.read(r);
+    body.push(b('a'));
+    expect(readerOf(body)).toBe(r);
+    finish(body);
+    await new Promise((done) => queueMicrotask(() => done(undefined)));
+    expect(events).toHaveLength(1);
+    expect(readerOf(body)).toBeNull();
+  });
+
+  it('a reader that comes after the failure is told it and not kept', () => {
+    const body = new UpstreamBody(source().src);
+    body.fail(new Error('reset'));
+    const { r, events } = reader();
+    body.read(r);
+    expect(events).toEqual(['error']);
+    expect(readerOf(body)).toBeNull();
+  });
+});
+
 describe('UpstreamBody read by a reader', () => {
   it('hands over what was queued, then what arrives, then the end, once', () => {
     const { src } = source();

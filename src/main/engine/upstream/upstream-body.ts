@@ -121,6 +121,7 @@ export class UpstreamBody {
     const reader = this.reader;
     if (reader && !this.settled) {
       this.settled = true;
+      this.reader = null;
       reader.error(err);
     }
     this.wakeUp();
@@ -133,7 +134,6 @@ export class UpstreamBody {
    * per body; errors raised by the reader destroy the body with that error.
    */
   read(reader: BodyReader): void {
-    this.reader = reader;
     if (this.failure) {
       if (!this.settled) {
         this.settled = true;
@@ -141,6 +141,7 @@ export class UpstreamBody {
       }
       return;
     }
+    this.reader = reader;
     this.flush();
   }
 
@@ -212,13 +213,15 @@ export class UpstreamBody {
     const reader = this.reader;
     if (reader && !this.settled) {
       this.settled = true;
+      this.reader = null;
       queueMicrotask(() => reader.error(err));
     }
     this.wakeUp();
   }
 
   private flush(): void {
-    const reader = this.reader!;
+    const reader = this.reader;
+    if (!reader) return;
     while (!this.readerPaused && this.chunks.length > 0) {
       const chunk = this.chunks.shift()!;
       this.bufferedBytes -= chunk.length;
@@ -232,6 +235,10 @@ export class UpstreamBody {
     if (this.ended) {
       if (!this.settled) {
         this.settled = true;
+        // Told the end, the reader (a relay, with what it kept of the stream) is let go: the
+        // body can stay referenced after its answer, and a relay kept with it held the stream's
+        // socket buffers past the next scavenges (docs/performance.md, issue 26).
+        this.reader = null;
         reader.end();
       }
     } else this.resumeSource();
