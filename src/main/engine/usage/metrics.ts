@@ -84,9 +84,17 @@ class Counter {
   private readonly series = new Map<string, Sample>();
 
   add(key: string, by: number, labels: LabelsOf, a: string, b = '', c = ''): void {
-    const s = this.series.get(key);
-    if (s) s.value += by;
-    else this.series.set(key, { labels: labels(a, b, c), value: by });
+    this.at(key, labels, a, b, c).value += by;
+  }
+
+  /** The series itself, made when new: a caller that keeps it adds to it without a key. */
+  at(key: string, labels: LabelsOf, a: string, b = '', c = ''): Sample {
+    let s = this.series.get(key);
+    if (!s) {
+      s = { labels: labels(a, b, c), value: 0 };
+      this.series.set(key, s);
+    }
+    return s;
   }
 
   samples(): Sample[] {
@@ -127,40 +135,124 @@ export interface ObservedRequest {
 export const MAX_MODEL_SERIES = 500;
 const OTHER_MODEL = 'other';
 
+/** The token and cost series of one provider and model, made on first use. */
+class ModelSeries {
+  private readonly tokens: Sample[] = [];
+  private costs: Sample | null = null;
+
+  constructor(
+    private readonly of: RequestMetrics,
+    private readonly provider: string,
+    private readonly model: string,
+  ) {}
+
+  token(kind: number): Sample {
+    let s = this.tokens[kind];
+    if (!s) {
+      s = this.of.tokenSeries(this.provider, this.model, kind);
+      this.tokens[kind] = s;
+    }
+    return s;
+  }
+
+  cost(): Sample {
+    this.costs ??= this.of.costSeries(this.provider, this.model);
+    return this.costs;
+  }
+}
+
 export class RequestMetrics {
-  private readonly models = new Set<string>();
+  /** Models with series of their own, of all providers. */
+  private named = 0;
   private readonly requests = new Counter();
   private readonly errors = new Counter();
   private readonly tokens = new Counter();
   private readonly cost = new Counter();
   private readonly latency = new Histogram();
   private readonly ttfb = new Histogram();
+  private readonly requestsBy = new Map<string, Map<string, Sample[]>>();
+  private readonly modelsBy = new Map<string, Map<string, ModelSeries>>();
 
   observe(r: ObservedRequest, s: UsageSample): void {
     const provider = s.provider || 'none';
     const connection = s.connection || 'none';
-    const code = `${Math.floor(r.status / 100)}xx`;
-    const pc = `${provider}\u0000${connection}`;
-    this.requests.add(`${pc}\u0000${code}`, 1, byStatus, provider, connection, code);
+    this.requestSeries(provider, connection, r.status).value++;
     if (r.errorClass) this.errors.add(r.errorClass, 1, byClass, r.errorClass);
     this.latency.observe(provider, r.latencyMs / 1000, byProvider, provider);
     if (r.ttfbMs !== null) this.ttfb.observe(provider, r.ttfbMs / 1000, byProvider, provider);
     if (!s.provider) return;
-    let pm = `${s.provider}\u0000${s.model}`;
-    let model = s.model;
-    if (!this.models.has(pm)) {
-      if (this.models.size < MAX_MODEL_SERIES) this.models.add(pm);
-      else {
-        model = OTHER_MODEL;
-        pm = `${s.provider}\u0000${OTHER_MODEL}`;
-      }
+    const series = this.modelSeries(s.provider, s.model);
+    for (let i = 0; i < TOKEN_KINDS.length; i++) {
+      const n = s[TOKEN_KINDS[i]![1]];
+      if (n > 0) series.token(i).value += n;
     }
-    for (const [type, field] of TOKEN_KINDS) {
-      if (s[field] > 0) {
-        this.tokens.add(`${pm}\u0000${type}`, s[field], byTokenType, provider, model, type);
-      }
+    if (s.costUsd) series.cost().value += s.costUsd;
+  }
+
+  /**
+   * The requests series of a connection and status class. Kept by provider and connection (the
+   * config's few, and 'none'), so an answered request finds its series without making a key.
+   */
+  private requestSeries(provider: string, connection: string, status: number): Sample {
+    let byConnection = this.requestsBy.get(provider);
+    if (!byConnection) {
+      byConnection = new Map();
+      this.requestsBy.set(provider, byConnection);
     }
-    if (s.costUsd) this.cost.add(pm, s.costUsd, byModel, provider, model);
+    let classes = byConnection.get(connection);
+    if (!classes) {
+      classes = [];
+      byConnection.set(connection, classes);
+    }
+    const cls = Math.floor(status / 100);
+    let series = classes[cls];
+    if (!series) {
+      const code = `${cls}xx`;
+      series = this.requests.at(
+        `${provider}\u0000${connection}\u0000${code}`,
+        byStatus,
+        provider,
+        connection,
+        code,
+      );
+      classes[cls] = series;
+    }
+    return series;
+  }
+
+  /** A model's token and cost series; past MAX_MODEL_SERIES models, those of `other`. */
+  private modelSeries(provider: string, requested: string): ModelSeries {
+    let models = this.modelsBy.get(provider);
+    if (!models) {
+      models = new Map();
+      this.modelsBy.set(provider, models);
+    }
+    const known = models.get(requested);
+    if (known) return known;
+    // Every named model is in `models` by now, so one not found is new.
+    let model = requested;
+    if (this.named < MAX_MODEL_SERIES) this.named++;
+    else model = OTHER_MODEL;
+    const series = models.get(model) ?? new ModelSeries(this, provider, model);
+    // Only named series are kept by name: an invented model past the cap is looked up again.
+    models.set(model, series);
+    return series;
+  }
+
+  /** For ModelSeries: the counters' series of one provider and model. */
+  tokenSeries(provider: string, model: string, kind: number): Sample {
+    const type = TOKEN_KINDS[kind]![0];
+    return this.tokens.at(
+      `${provider}\u0000${model}\u0000${type}`,
+      byTokenType,
+      provider,
+      model,
+      type,
+    );
+  }
+
+  costSeries(provider: string, model: string): Sample {
+    return this.cost.at(`${provider}\u0000${model}`, byModel, provider, model);
   }
 
   /** A request its client gave up on before it was in (no log row, so not `observe`d). */

@@ -22,9 +22,13 @@ const PRUNE_EVERY_MS = 3_600_000;
 const MAX_PENDING_BUCKETS = 100_000;
 
 const SEP = '\u0000';
+const RECENT_BUCKETS = 4;
 
 export class UsageRollup {
   private pending = new Map<string, UsageBucket>();
+  /** Buckets of `pending` added to last (see recentBucket). */
+  private readonly recent: UsageBucket[] = [];
+  private nextRecent = 0;
   private timer: NodeJS.Timeout | undefined;
   private readonly pruneTimer: NodeJS.Timeout;
   private lastPruneAt = Number.NEGATIVE_INFINITY;
@@ -39,12 +43,50 @@ export class UsageRollup {
 
   add(s: UsageSample): void {
     const minute = s.at - (s.at % MINUTE_MS);
+    const b = this.recentBucket(s, minute) ?? this.bucket(s, minute);
+    if (!b) return;
+    b.requests++;
+    if (s.error) b.errors++;
+    b.inputTokens += s.inputTokens;
+    b.outputTokens += s.outputTokens;
+    b.cacheReadTokens += s.cacheReadTokens;
+    b.cacheWriteTokens += s.cacheWriteTokens;
+    b.reasoningTokens += s.reasoningTokens;
+    b.costUsd += s.costUsd ?? 0;
+    if (s.estimated) b.estimated++;
+    if (this.timer) return;
+    this.timer = setTimeout(() => this.flush(), this.opts.flushIntervalMs ?? 1000);
+    this.timer.unref();
+  }
+
+  /**
+   * One of the last few buckets added to, when the sample belongs to it: an agent's requests come
+   * in runs of the same dimensions, and comparing them costs less than making the bucket's key.
+   */
+  private recentBucket(s: UsageSample, minute: number): UsageBucket | undefined {
+    for (const b of this.recent) {
+      if (
+        b.minute === minute &&
+        b.provider === s.provider &&
+        b.connection === s.connection &&
+        b.model === s.model &&
+        b.combo === s.combo &&
+        b.keyName === s.keyName &&
+        b.session === s.session
+      )
+        return b;
+    }
+    return undefined;
+  }
+
+  /** The pending bucket of the sample's minute and dimensions; undefined when it is dropped. */
+  private bucket(s: UsageSample, minute: number): UsageBucket | undefined {
     const key = `${minute}${SEP}${s.provider}${SEP}${s.connection}${SEP}${s.model}${SEP}${s.combo}${SEP}${s.keyName}${SEP}${s.session}`;
     let b = this.pending.get(key);
     if (!b) {
       if (this.closed || this.pending.size >= MAX_PENDING_BUCKETS) {
         this.dropped++;
-        return;
+        return undefined;
       }
       b = {
         minute,
@@ -66,18 +108,9 @@ export class UsageRollup {
       };
       this.pending.set(key, b);
     }
-    b.requests++;
-    if (s.error) b.errors++;
-    b.inputTokens += s.inputTokens;
-    b.outputTokens += s.outputTokens;
-    b.cacheReadTokens += s.cacheReadTokens;
-    b.cacheWriteTokens += s.cacheWriteTokens;
-    b.reasoningTokens += s.reasoningTokens;
-    b.costUsd += s.costUsd ?? 0;
-    if (s.estimated) b.estimated++;
-    if (this.timer) return;
-    this.timer = setTimeout(() => this.flush(), this.opts.flushIntervalMs ?? 1000);
-    this.timer.unref();
+    this.recent[this.nextRecent] = b;
+    this.nextRecent = (this.nextRecent + 1) % RECENT_BUCKETS;
+    return b;
   }
 
   /** Writes every pending sum now. Never throws: failures go to `onError` and are retried. */
@@ -87,6 +120,9 @@ export class UsageRollup {
     if (this.pending.size === 0) return;
     const batch = this.pending;
     this.pending = new Map();
+    // The buckets went with the batch: a sample from now on starts a bucket of its own.
+    this.recent.length = 0;
+    this.nextRecent = 0;
     try {
       this.opts.repo.add([...batch.values()]);
     } catch (err) {

@@ -66,17 +66,8 @@ export async function call(a: Attempt): Promise<CallOutcome> {
       cancel.bind(exchange);
       return exchange.response;
     };
-    // The body is made inside, not captured: a frame that outlives the call should not keep a
-    // copy of the request body alive with it.
-    shaped = new ShapedSend(
-      a,
-      deps.shape,
-      () => bodyFor(ctx, candidate),
-      // The shape repairs' body surgery works on the bytes that would be sent, parsed again:
-      // only a refused request or a model with learnt fixes pays for it.
-      () => JSON.parse(bodyFor(ctx, candidate).toString('utf8')) as Record<string, unknown>,
-      sendBody,
-    );
+    const send = new ShapedSend(a, deps.shape, attemptBody, sendBody);
+    shaped = send;
     // Anthropic subscription accounts (§2): a 5-hour limit 429 is answered on this connection
     // (limit reset, low-priority lane) before classification and cooldown see it.
     upstream = deps.subscription?.applies(candidate)
@@ -85,9 +76,9 @@ export async function call(a: Attempt): Promise<CallOutcome> {
           secret,
           a.startedAt + a.remaining,
           cancel.signal,
-          shaped.send,
+          (extra) => send.send(extra),
         )
-      : await shaped.send(NO_EXTRA_HEADERS);
+      : await send.send(NO_EXTRA_HEADERS);
     if (held) {
       held.status = upstream.statusCode;
       held.responseHeaders = upstream.headers;
@@ -160,7 +151,8 @@ export function isEventStream(upstream: UpstreamResponse): boolean {
 
 const ASKED_ONLY: readonly Buffer[] = [USAGE_ASKED];
 
-function bodyFor(ctx: RequestContext, candidate: Candidate): Buffer {
+function attemptBody(a: Attempt): Buffer {
+  const { ctx, candidate } = a;
   const model = candidate.target.model;
   const translated = translatedFor(ctx, candidate);
   if (translated) {

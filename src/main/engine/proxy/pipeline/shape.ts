@@ -37,11 +37,15 @@ const SHAPE_STATUSES = new Set([400, 422]);
  * check (which wraps this) sees a limit 429 that arrives during a repair. One object per
  * attempt: a lane retry sends the body as repaired so far.
  */
+/** The body as routing made it for an attempt: the client's bytes, or the translation, with the model set. */
+export type AttemptBody = (a: Attempt) => Buffer;
+
 export class ShapedSend {
   private bytes: Buffer | null = null;
   private json: Json | null = null;
-  private readonly learnt: LearntFix[] = [];
-  private readonly count = { parameter: 0, effort: 0 };
+  /** Made by the first repair: most attempts have none. */
+  private learnt: LearntFix[] | null = null;
+  private count: { parameter: number; effort: number } | null = null;
   private trimmed = false;
   /** Why the last answer sent is a refusal worth failing over on, if it is one. */
   refusal: ShapeRefusal | null = null;
@@ -49,13 +53,12 @@ export class ShapedSend {
   constructor(
     private readonly a: Attempt,
     private readonly shape: ShapeDeps | undefined,
-    /** The body as routing made it: the client's bytes, or the translation, with the model set. */
-    private readonly original: () => Buffer,
-    private readonly originalJson: () => Json,
+    /** Made inside, not captured: a frame that outlives the call keeps no copy of the body. */
+    private readonly original: AttemptBody,
     private readonly sendBody: SendBody,
   ) {}
 
-  readonly send = async (extra: Readonly<Record<string, string>>): Promise<UpstreamResponse> => {
+  async send(extra: Readonly<Record<string, string>>): Promise<UpstreamResponse> {
     const { a, shape } = this;
     this.bytes ??= this.withLearnt();
     this.refusal = null;
@@ -104,6 +107,7 @@ export class ShapedSend {
         });
         continue;
       }
+      this.count ??= { parameter: 0, effort: 0 };
       const fix = decideShapeRepair(error, body, this.count, settings);
       const done = fix && applyFix(body, fix);
       if (!fix || !done) return replay;
@@ -112,9 +116,10 @@ export class ShapedSend {
         ...fix,
         note: done.note,
       });
+      this.learnt ??= [];
       this.learnt.push({ fix, cause, learnedAt: a.ctx.now() });
     }
-  };
+  }
 
   /** The next send carries `body`; the step, the event, and the cause excerpt it used. */
   private resend(
@@ -153,9 +158,9 @@ export class ShapedSend {
     const { a, shape } = this;
     const provider = a.candidate.target.provider.id;
     const model = a.candidate.target.model;
-    if (!shape?.repairs.knows(provider, model)) return this.original();
+    if (!shape?.repairs.knows(provider, model)) return this.original(a);
     const applied = shape.repairs.apply(provider, model, this.originalJson(), shape.settings());
-    if (!applied) return this.original();
+    if (!applied) return this.original(a);
     this.json = applied.body;
     a.ctx.steps.push(`${a.label} sent with learnt fixes: ${applied.notes.join(', ')}`);
     return Buffer.from(JSON.stringify(applied.body));
@@ -166,8 +171,16 @@ export class ShapedSend {
     return this.json;
   }
 
+  /**
+   * The shape repairs' body surgery works on the bytes that would be sent, parsed again: only a
+   * refused request or a model with learnt fixes pays for it.
+   */
+  private originalJson(): Json {
+    return JSON.parse(this.original(this.a).toString('utf8')) as Json;
+  }
+
   private remember(): void {
-    if (this.learnt.length === 0 || !this.shape) return;
+    if (this.learnt === null || this.learnt.length === 0 || !this.shape) return;
     const { target } = this.a.candidate;
     this.shape.repairs.remember(target.provider.id, target.model, this.learnt.splice(0));
   }
