@@ -440,6 +440,46 @@ describe('request log', () => {
     expect(tableCount(db)).toBe(3);
   });
 
+  it('writes every column of every row, whatever the batch size (rows go in 32 at a time)', () => {
+    for (const n of [1, 31, 32, 33, 64, 65, 97]) {
+      db.prepare('DELETE FROM request_log').run();
+      const rl = log({ maxBatch: 1000 });
+      const written = Array.from({ length: n }, (_, i) =>
+        entry({
+          at: NOW + i,
+          clientFormat: i % 2 ? 'anthropic' : 'openai-chat',
+          modelRequested: `model-${i}`,
+          target: i % 3 ? `p/m-${i}` : null,
+          provider: `p-${i}`,
+          connection: `c-${i}`,
+          status: 200 + i,
+          latencyMs: 1000 + i,
+          ttfbMs: i % 4 ? 10 + i : null,
+          stream: i % 2 === 0,
+          bytesIn: 3 * i,
+          bytesOut: 5 * i,
+          inputTokens: i,
+          outputTokens: 2 * i,
+          cachedTokens: i % 5 ? i : null,
+          errorClass: i % 6 ? null : `class-${i}`,
+          errorMessage: i % 6 ? null : `message ${i}`,
+          decision: `decision ${i}`,
+          egressIp: `10.0.0.${i}`,
+          keyName: i % 7 ? `key-${i}` : null,
+          cacheWriteTokens: i % 2 ? i + 1 : null,
+          reasoningTokens: i % 3 ? i + 2 : null,
+          costUsd: i % 2 ? i / 1000 : null,
+        }),
+      );
+      const ids = written.map((e) => rl.append(e));
+      rl.close();
+      // A fresh log holds nothing in memory: what it shows was read back from the file.
+      const rows = log().recent({ limit: 1000 }).reverse();
+      expect(rows).toHaveLength(n);
+      rows.forEach((row, i) => expect(row).toMatchObject({ id: ids[i], ...written[i] }));
+    }
+  });
+
   it('close() flushes everything, and reopening shows the rows', () => {
     const store = openStore(file, { requestLog: { flushIntervalMs: 60_000, maxBatch: 2 } });
     const ids = [1, 2, 3, 4, 5].map((i) => store.requestLog.append(entry({ at: NOW + i })));

@@ -4,7 +4,10 @@
 import type { RequestLogEntry } from '../../../shared/contract';
 import type { Db } from './db';
 import type { PendingBuffer } from './request-log-buffer';
-import { INSERT_SQL, rowValues } from './request-log-rows';
+import { insertSql, putRow, ROW_PARAMETERS } from './request-log-rows';
+
+/** Rows per multi-row insert (SQLite allows 32 766 parameters; 24 a row). */
+const ROWS_PER_INSERT = 32;
 
 /** The highest id the table has handed out, counting deleted rows (AUTOINCREMENT). */
 export function storedMaxId(db: Db): () => number {
@@ -46,13 +49,24 @@ export function createBatchWriter(
   opts: WriterOptions,
 ): BatchWriter {
   const { flushIntervalMs, maxBatch, afterWrite, withBatch, report } = opts;
-  const insertStmt = db.prepare(INSERT_SQL);
+  const insertOne = db.prepare(insertSql(1));
+  const insertMany = db.prepare(insertSql(ROWS_PER_INSERT));
+  const one: unknown[] = new Array(ROW_PARAMETERS);
+  const many: unknown[] = new Array(ROW_PARAMETERS * ROWS_PER_INSERT);
   const writeBatch = db.transaction((batch: RequestLogEntry[]) => {
     // Another writer on the same file may have taken our ids: move ours past theirs.
     const first = batch[0];
     const stored = maxId();
     if (first && stored >= first.id) buffer.renumber(stored + 1);
-    for (const e of batch) insertStmt.run(rowValues(e));
+    let i = 0;
+    for (; i + ROWS_PER_INSERT <= batch.length; i += ROWS_PER_INSERT) {
+      for (let j = 0; j < ROWS_PER_INSERT; j++) putRow(batch[i + j]!, many, j * ROW_PARAMETERS);
+      insertMany.run(many);
+    }
+    for (; i < batch.length; i++) {
+      putRow(batch[i]!, one, 0);
+      insertOne.run(one);
+    }
     withBatch(batch);
   });
   let timer: NodeJS.Timeout | undefined;
