@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { UsageBucket, UsageRollupRepo } from '../../src/main/engine/store';
 import type { UsageSample } from '../../src/main/engine/usage/accounting';
-import { MAX_MODEL_SERIES, RequestMetrics } from '../../src/main/engine/usage/metrics';
+import { MAX_MODEL_SERIES, RequestMetrics, TOKEN_KINDS } from '../../src/main/engine/usage/metrics';
 import { UsageRollup } from '../../src/main/engine/usage/rollup';
 
 const DIMS = ['provider', 'connection', 'model', 'combo', 'keyName', 'session'] as const;
@@ -40,21 +40,25 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
 const keyOf = (b: Pick<UsageBucket, 'minute' | (typeof DIMS)[number]>) =>
   JSON.stringify([b.minute, ...DIMS.map((d) => b[d])]);
 
+const SUMMED = [
+  'requests',
+  'errors',
+  'inputTokens',
+  'outputTokens',
+  'cacheReadTokens',
+  'cacheWriteTokens',
+  'reasoningTokens',
+  'estimated',
+] as const;
+
 function sums(buckets: Iterable<UsageBucket>): Map<string, number[]> {
   const out = new Map<string, number[]>();
   for (const b of buckets) {
-    const v = [
-      b.requests,
-      b.errors,
-      b.inputTokens,
-      b.outputTokens,
-      b.cacheReadTokens,
-      b.cacheWriteTokens,
-      b.reasoningTokens,
-      b.estimated,
-    ];
     const had = out.get(keyOf(b));
-    out.set(keyOf(b), had ? had.map((x, i) => x + v[i]!) : v);
+    out.set(
+      keyOf(b),
+      SUMMED.map((k, i) => (had?.[i] ?? 0) + b[k]),
+    );
   }
   return out;
 }
@@ -87,20 +91,10 @@ describe('the usage roll-up', () => {
           const s = step.sample;
           rollup.add(s);
           expected.push({
+            ...s,
             minute: s.at - (s.at % 60_000),
-            provider: s.provider,
-            connection: s.connection,
-            model: s.model,
-            combo: s.combo,
-            keyName: s.keyName,
-            session: s.session,
             requests: 1,
             errors: s.error ? 1 : 0,
-            inputTokens: s.inputTokens,
-            outputTokens: s.outputTokens,
-            cacheReadTokens: s.cacheReadTokens,
-            cacheWriteTokens: s.cacheWriteTokens,
-            reasoningTokens: s.reasoningTokens,
             costUsd: s.costUsd ?? 0,
             estimated: s.estimated ? 1 : 0,
           });
@@ -127,14 +121,6 @@ function family(text: string, name: string): Map<string, number> {
   return out;
 }
 
-const TYPES = [
-  ['input', 'inputTokens'],
-  ['output', 'outputTokens'],
-  ['cache_read', 'cacheReadTokens'],
-  ['cache_write', 'cacheWriteTokens'],
-  ['reasoning', 'reasoningTokens'],
-] as const;
-
 describe('the request metrics', () => {
   it('count each request in its connection and status class, and its tokens by model', () => {
     const observed = fc.record({
@@ -152,7 +138,7 @@ describe('the request metrics', () => {
           const k = `{provider="${p}",connection="${s.connection || 'none'}",code="${Math.floor(status / 100)}xx"}`;
           requests.set(k, (requests.get(k) ?? 0) + 1);
           if (!s.provider) continue;
-          for (const [type, field] of TYPES) {
+          for (const [type, field] of TOKEN_KINDS) {
             if (s[field] <= 0) continue;
             const t = `{provider="${p}",model="${s.model}",type="${type}"}`;
             tokens.set(t, (tokens.get(t) ?? 0) + s[field]);

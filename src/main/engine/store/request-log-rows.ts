@@ -31,14 +31,41 @@ export interface LogRow {
   cost_usd: number | null;
 }
 
-export const COLUMNS =
-  'id, at, client_format, model_requested, target, provider, connection, status, latency_ms, ' +
-  'ttfb_ms, stream, bytes_in, bytes_out, input_tokens, output_tokens, cached_tokens, ' +
-  'error_class, error_message, decision, egress_ip, key_name, cache_write_tokens, ' +
-  'reasoning_tokens, cost_usd';
+/** The entry's fields in the table's column order (`stream` is stored as 0 or 1, a missing field as NULL). */
+const FIELDS: readonly (keyof RequestLogEntry)[] = [
+  'id',
+  'at',
+  'clientFormat',
+  'modelRequested',
+  'target',
+  'provider',
+  'connection',
+  'status',
+  'latencyMs',
+  'ttfbMs',
+  'stream',
+  'bytesIn',
+  'bytesOut',
+  'inputTokens',
+  'outputTokens',
+  'cachedTokens',
+  'errorClass',
+  'errorMessage',
+  'decision',
+  'egressIp',
+  'keyName',
+  'cacheWriteTokens',
+  'reasoningTokens',
+  'costUsd',
+];
+
+/** The columns, named for the fields: `cachedTokens` is `cached_tokens`. */
+export const COLUMNS = FIELDS.map((f) => f.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)).join(
+  ', ',
+);
 
 /** Parameters of one row in an insert. */
-export const ROW_PARAMETERS = COLUMNS.split(',').length;
+export const ROW_PARAMETERS = FIELDS.length;
 
 /**
  * An insert of `rows` rows, positional parameters in COLUMNS order (binding by name costs a
@@ -52,30 +79,10 @@ export function insertSql(rows: number): string {
 
 /** Writes the entry's parameters into `into` from `at` on, in COLUMNS order. */
 export function putRow(e: RequestLogEntry, into: unknown[], at: number): void {
-  into[at] = e.id;
-  into[at + 1] = e.at;
-  into[at + 2] = e.clientFormat;
-  into[at + 3] = e.modelRequested;
-  into[at + 4] = e.target;
-  into[at + 5] = e.provider;
-  into[at + 6] = e.connection;
-  into[at + 7] = e.status;
-  into[at + 8] = e.latencyMs;
-  into[at + 9] = e.ttfbMs;
-  into[at + 10] = e.stream ? 1 : 0;
-  into[at + 11] = e.bytesIn;
-  into[at + 12] = e.bytesOut;
-  into[at + 13] = e.inputTokens;
-  into[at + 14] = e.outputTokens;
-  into[at + 15] = e.cachedTokens;
-  into[at + 16] = e.errorClass;
-  into[at + 17] = e.errorMessage;
-  into[at + 18] = e.decision;
-  into[at + 19] = e.egressIp;
-  into[at + 20] = e.keyName ?? null;
-  into[at + 21] = e.cacheWriteTokens ?? null;
-  into[at + 22] = e.reasoningTokens ?? null;
-  into[at + 23] = e.costUsd ?? null;
+  for (let i = 0; i < FIELDS.length; i++) {
+    const v = e[FIELDS[i]!];
+    into[at + i] = typeof v === 'boolean' ? (v ? 1 : 0) : (v ?? null);
+  }
 }
 
 /** Copies the entry into a shape SQLite can always bind (no undefined, booleans, NaN). */

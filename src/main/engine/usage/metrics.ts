@@ -102,7 +102,8 @@ class Counter {
   }
 }
 
-const TOKEN_KINDS = [
+/** The `type` label of each token count a sample carries. */
+export const TOKEN_KINDS = [
   ['input', 'inputTokens'],
   ['output', 'outputTokens'],
   ['cache_read', 'cacheReadTokens'],
