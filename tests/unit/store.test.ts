@@ -476,7 +476,7 @@ describe('request log', () => {
       // A fresh log holds nothing in memory: what it shows was read back from the file.
       const rows = log().recent({ limit: 1000 }).reverse();
       expect(rows).toHaveLength(n);
-      rows.forEach((row, i) => expect(row).toMatchObject({ id: ids[i], ...written[i] }));
+      expect(rows).toMatchObject(written.map((e, i) => ({ id: ids[i], ...e })));
     }
   });
 
