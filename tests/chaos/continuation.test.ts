@@ -5,15 +5,9 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BreakwaterConfig } from '../../src/shared/contract';
-import { type Client, FULL, readAnswer } from '../support/continuation-clients';
+import { type Client, FULL, readAnswer, readerProviders } from '../support/continuation-clients';
 import type { FakeStep, FakeUpstream } from '../support/fake-upstream';
-import {
-  ANTHROPIC_KEY,
-  fakeProvider,
-  OPENAI_KEY,
-  startGateway,
-  type TestGateway,
-} from '../support/gateway';
+import { fakeProvider, startGateway, type TestGateway } from '../support/gateway';
 import { scale } from './support/harness';
 
 setFlagsFromString('--expose-gc');
@@ -29,8 +23,7 @@ const HEAP_GROWTH_BYTES = 8 * 1024 * 1024;
 function config(primary: FakeUpstream): BreakwaterConfig {
   return {
     providers: [
-      fakeProvider('oa', 'openai', primary, ['gpt-test'], OPENAI_KEY),
-      fakeProvider('an', 'anthropic', primary, ['claude-test'], ANTHROPIC_KEY),
+      ...readerProviders(primary),
       fakeProvider('gm', 'gemini', primary, ['gemini-test'], 'gm-test-key-0123456789'),
     ],
   };

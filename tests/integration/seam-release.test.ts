@@ -1,13 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SeamLog } from '../../src/main/engine/proxy/pipeline/seam-log';
-import { type Client, FULL, readAnswer } from '../support/continuation-clients';
-import {
-  ANTHROPIC_KEY,
-  fakeProvider,
-  OPENAI_KEY,
-  startGateway,
-  type TestGateway,
-} from '../support/gateway';
+import { type Client, FULL, readAnswer, readerProviders } from '../support/continuation-clients';
+import { startGateway, type TestGateway } from '../support/gateway';
 
 // A stream's continuation log keeps the chunks that went out, for a continuation (issue 28).
 // Kept past the stream's end, they were views of the upstream socket's read buffers that a
@@ -18,10 +12,7 @@ let gw: TestGateway;
 beforeAll(async () => {
   gw = await startGateway({
     config: (primary) => ({
-      providers: [
-        fakeProvider('oa', 'openai', primary, ['gpt-test'], OPENAI_KEY),
-        fakeProvider('an', 'anthropic', primary, ['claude-test'], ANTHROPIC_KEY),
-      ],
+      providers: readerProviders(primary),
     }),
   });
 });

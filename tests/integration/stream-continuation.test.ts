@@ -2,13 +2,12 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { BreakwaterConfig, EngineEvent, RequestLogEntry } from '../../src/shared/contract';
-import { FULL, readAnswer } from '../support/continuation-clients';
+import { FULL, readAnswer, readerProviders } from '../support/continuation-clients';
 import type { FakeStep, FakeUpstream } from '../support/fake-upstream';
 import {
   ANTHROPIC_KEY,
   eventually,
   fakeProvider,
-  OPENAI_KEY,
   startGateway,
   type TestGateway,
 } from '../support/gateway';
@@ -18,8 +17,7 @@ import {
 function config(primary: FakeUpstream, backup: FakeUpstream): BreakwaterConfig {
   return {
     providers: [
-      fakeProvider('oa', 'openai', primary, ['gpt-test'], OPENAI_KEY),
-      fakeProvider('an', 'anthropic', primary, ['claude-test'], ANTHROPIC_KEY),
+      ...readerProviders(primary),
       fakeProvider('gm', 'gemini', primary, ['gemini-test'], 'gm-test-key-0123456789'),
       fakeProvider('bk', 'anthropic', backup, ['claude-backup'], ANTHROPIC_KEY),
     ],

@@ -2,11 +2,22 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { expect } from 'vitest';
+import type { ProviderConfig } from '../../src/shared/contract';
+import type { FakeUpstream } from './fake-upstream';
+import { ANTHROPIC_KEY, fakeProvider, OPENAI_KEY } from './gateway';
 
 export const FULL =
   'Breakwater keeps long answers alive: when an upstream stream breaks halfway through, the gateway asks again with the partial answer and relays only what comes after the cut, so the client reads one uninterrupted message from the first word to the last.';
 
 export type Client = 'chat' | 'anthropic' | 'responses' | 'gemini';
+
+/** The providers the readers' models name (`oa/gpt-test`, `an/claude-test`), on `upstream`. */
+export function readerProviders(upstream: FakeUpstream): ProviderConfig[] {
+  return [
+    fakeProvider('oa', 'openai', upstream, ['gpt-test'], OPENAI_KEY),
+    fakeProvider('an', 'anthropic', upstream, ['claude-test'], ANTHROPIC_KEY),
+  ];
+}
 
 /** The whole answer text as the client's own SDK (or, for Gemini, its SSE) reads it. */
 export async function readAnswer(
