@@ -138,27 +138,37 @@ const OTHER_MODEL = 'other';
 
 /** The token and cost series of one provider and model, made on first use. */
 class ModelSeries {
-  private readonly tokens: Sample[] = [];
-  private costs: Sample | null = null;
+  private readonly tokenSeries: Sample[] = [];
+  private costSeries: Sample | null = null;
 
   constructor(
-    private readonly of: RequestMetrics,
+    private readonly tokens: Counter,
+    private readonly costs: Counter,
     private readonly provider: string,
     private readonly model: string,
   ) {}
 
   token(kind: number): Sample {
-    let s = this.tokens[kind];
+    let s = this.tokenSeries[kind];
     if (!s) {
-      s = this.of.tokenSeries(this.provider, this.model, kind);
-      this.tokens[kind] = s;
+      const { provider, model } = this;
+      const type = TOKEN_KINDS[kind]![0];
+      s = this.tokens.at(
+        `${provider}\u0000${model}\u0000${type}`,
+        byTokenType,
+        provider,
+        model,
+        type,
+      );
+      this.tokenSeries[kind] = s;
     }
     return s;
   }
 
   cost(): Sample {
-    this.costs ??= this.of.costSeries(this.provider, this.model);
-    return this.costs;
+    const { provider, model } = this;
+    this.costSeries ??= this.costs.at(`${provider}\u0000${model}`, byModel, provider, model);
+    return this.costSeries;
   }
 }
 
@@ -234,26 +244,10 @@ export class RequestMetrics {
     let model = requested;
     if (this.named < MAX_MODEL_SERIES) this.named++;
     else model = OTHER_MODEL;
-    const series = models.get(model) ?? new ModelSeries(this, provider, model);
+    const series = models.get(model) ?? new ModelSeries(this.tokens, this.cost, provider, model);
     // Only named series are kept by name: an invented model past the cap is looked up again.
     models.set(model, series);
     return series;
-  }
-
-  /** For ModelSeries: the counters' series of one provider and model. */
-  tokenSeries(provider: string, model: string, kind: number): Sample {
-    const type = TOKEN_KINDS[kind]![0];
-    return this.tokens.at(
-      `${provider}\u0000${model}\u0000${type}`,
-      byTokenType,
-      provider,
-      model,
-      type,
-    );
-  }
-
-  costSeries(provider: string, model: string): Sample {
-    return this.cost.at(`${provider}\u0000${model}`, byModel, provider, model);
   }
 
   /** A request its client gave up on before it was in (no log row, so not `observe`d). */

@@ -30,6 +30,12 @@ const ERROR_BODY_LIMIT = 64 * 1024;
 const SHAPE_STATUSES = new Set([400, 422]);
 
 /**
+ * The body as routing made it for an attempt: the client's bytes, or the translation, with the
+ * model set.
+ */
+export type AttemptBody = (a: Attempt) => Buffer;
+
+/**
  * The upstream call of one attempt with the request-shape repairs (issue 17): the body goes out
  * with the fixes learnt for its provider and model; a 400 that a repair reads is answered by
  * sending the repaired body again, inside this one attempt and its time, before anything
@@ -37,9 +43,6 @@ const SHAPE_STATUSES = new Set([400, 422]);
  * check (which wraps this) sees a limit 429 that arrives during a repair. One object per
  * attempt: a lane retry sends the body as repaired so far.
  */
-/** The body as routing made it for an attempt: the client's bytes, or the translation, with the model set. */
-export type AttemptBody = (a: Attempt) => Buffer;
-
 export class ShapedSend {
   private bytes: Buffer | null = null;
   private json: Json | null = null;
