@@ -76,3 +76,51 @@ describe('the continuation log stops at an error event', () => {
     expect(anthropic.endedCleanly()).toBe(true);
   });
 });
+
+describe('the continuation log keeps its own copy of what went out', () => {
+  it('holds exactly the bytes let out, in order, however the chunks come and however many', () => {
+    const piece = fc.constantFrom(
+      'data: {"choices":[{"delta":{"content":"w1 "}}],"usage":null}\n\n',
+      'data: {"choices":[{"delta":{"content":"',
+      'half"}}]}\n\n',
+      ': keep-alive\r\n\r\n',
+      `data: {"choices":[{"delta":{"content":"${'x'.repeat(9000)}"}}]}\n\n`,
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 60 }), (pieces) => {
+        const log = new SeamLog('openai-chat');
+        const out: Buffer[] = [];
+        for (const p of pieces) {
+          const chunk = Buffer.from(p);
+          const sent = log.whole(chunk);
+          out.push(Buffer.from(sent));
+          // The socket's buffer is reused or let go after the chunk: the log must not see that.
+          chunk.fill(0x21);
+        }
+        expect(Buffer.concat(log.chunks).toString()).toBe(Buffer.concat(out).toString());
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('finds the stop in the last two chunks when they sit in different blocks', () => {
+    const log = new SeamLog('openai-chat');
+    // Fills the first block (4 KB) nearly, so the next chunks go into a second one.
+    log.whole(Buffer.from(`data: {"c":"${'y'.repeat(4000)}"}\n\n`));
+    log.whole(Buffer.from('data: {"choices":[{"finish_reason":"stop"}]}\n\n'));
+    log.whole(Buffer.from(`data: {"choices":[],"usage":{"n":"${'z'.repeat(200)}"}}\n\n`));
+    expect(log.chunks.length).toBe(2);
+    expect(log.endedCleanly()).toBe(true);
+    log.whole(Buffer.from(': keep-alive\n\n'));
+    expect(log.endedCleanly()).toBe(false);
+  });
+
+  it('lets its blocks go when released', () => {
+    const log = new SeamLog('anthropic');
+    log.keep(Buffer.from('event: message_stop\ndata: {"type":"message_stop"}\n\n'));
+    expect(log.endedCleanly()).toBe(true);
+    log.release();
+    expect(log.chunks).toEqual([]);
+    expect(log.endedCleanly()).toBe(false);
+  });
+});

@@ -53,22 +53,61 @@ export class StreamErrorEventError extends Error {
   }
 }
 
+/** The first block a stream's log copies into; each next one is twice the size, up to the last. */
+const FIRST_BLOCK = 4 * 1024;
+const LAST_BLOCK = 256 * 1024;
+
 /**
- * What a stream has carried, kept while continuation may need it (issue 28): the chunks as
- * they went out (by reference). For a passthrough stream it also lets only whole events out, so
- * a cut never leaves half an event at the client, and stops at an error event.
+ * What a stream has carried, kept while continuation may need it (issue 28): the bytes as they
+ * went out. For a passthrough stream it also lets only whole events out, so a cut never leaves
+ * half an event at the client, and stops at an error event.
+ *
+ * The bytes are copied into a few blocks of its own rather than kept as the chunks they came in:
+ * those are views of the upstream socket's read buffers, a hundred or more per stream, and
+ * holding them for as long as the stream ran made every scavenge copy them and their buffers
+ * along (at c=64, twice the collector's time per request). A copy is a memcpy.
  */
 export class SeamLog {
-  chunks: Buffer[] = [];
+  private full: Buffer[] = [];
+  private block: Buffer | null = null;
+  private used = 0;
   private carry: Buffer | null = null;
+  /** Where the last two chunks kept are (each is copied whole into one block), for `endedCleanly`. */
+  private last: Buffer | null = null;
+  private lastStart = 0;
+  private lastEnd = 0;
+  private previous: Buffer | null = null;
+  private previousStart = 0;
+  private previousEnd = 0;
   /** The stream carried an error event; nothing from it on goes out. */
   errored = false;
 
   constructor(private readonly format: WireFormat) {}
 
-  /** A translated stream's upstream chunk, as the translator read it. */
-  keep(chunk: Buffer): void {
-    this.chunks.push(chunk);
+  /** What the stream carried so far, in order (a few blocks, not its chunks). */
+  get chunks(): Buffer[] {
+    const block = this.block;
+    return block && this.used > 0 ? [...this.full, block.subarray(0, this.used)] : [...this.full];
+  }
+
+  /** A chunk as it went on (a translated stream's: the upstream's, as the translator read it). */
+  keep(chunk: Uint8Array): void {
+    let block = this.block;
+    if (block === null || block.length - this.used < chunk.length) {
+      if (block !== null && this.used > 0) this.full.push(block.subarray(0, this.used));
+      const next = block === null ? FIRST_BLOCK : Math.min(LAST_BLOCK, block.length * 2);
+      block = Buffer.allocUnsafeSlow(Math.max(next, chunk.length));
+      this.block = block;
+      this.used = 0;
+    }
+    block.set(chunk, this.used);
+    this.previous = this.last;
+    this.previousStart = this.lastStart;
+    this.previousEnd = this.lastEnd;
+    this.last = block;
+    this.lastStart = this.used;
+    this.used += chunk.length;
+    this.lastEnd = this.used;
   }
 
   /** A passthrough chunk in; the whole events that may go out now (often all of it). */
@@ -76,7 +115,7 @@ export class SeamLog {
     if (this.errored) return buf.subarray(0, 0);
     const all = this.carry ? Buffer.concat([this.carry, buf]) : buf;
     const end = eventsEnd(all);
-    this.carry = end < all.length ? all.subarray(end) : null;
+    this.carry = end < all.length ? Buffer.from(all.subarray(end)) : null;
     let out = end === all.length ? all : all.subarray(0, end);
     const at = errorAt(out, ERROR_MARKERS[this.format]);
     if (at !== -1) {
@@ -84,19 +123,18 @@ export class SeamLog {
       this.carry = null;
       out = out.subarray(0, at);
     }
-    if (out.length > 0) this.chunks.push(out);
+    if (out.length > 0) this.keep(out);
     return out;
   }
 
-  /**
-   * Lets the chunks go once the stream is over (a continuation that took them keeps its own
-   * reference). Left on the log, they were views of the upstream socket's read buffers that a
-   * finished relay kept past the next scavenges: external memory that only a full collection
-   * freed, and enough of it that V8 ran one after nearly every scavenge.
-   */
+  /** Lets the bytes go once the stream is over (a continuation that took them keeps its own reference). */
   release(): void {
-    this.chunks = [];
+    this.full = [];
+    this.block = null;
+    this.used = 0;
     this.carry = null;
+    this.last = null;
+    this.previous = null;
   }
 
   /** What is left of an event the stream ended inside. */
@@ -106,17 +144,21 @@ export class SeamLog {
     return rest;
   }
 
-  /** Whether the stream's last events hold its stop (a quick look; a miss is read in full). */
+  /** Whether the stream's last two chunks hold its stop (a quick look; a miss is read in full). */
   endedCleanly(): boolean {
-    const markers = END_MARKERS[this.format];
-    const n = this.chunks.length;
-    for (let i = n - 1; i >= Math.max(0, n - 2); i--) {
-      // From the end: the markers are in the last events, so the search stops near them.
-      const chunk = this.chunks[i]!;
-      for (const m of markers) if (chunk.lastIndexOf(m) !== -1) return true;
-    }
-    return false;
+    return (
+      holdsEnd(this.last, this.lastStart, this.lastEnd, END_MARKERS[this.format]) ||
+      holdsEnd(this.previous, this.previousStart, this.previousEnd, END_MARKERS[this.format])
+    );
   }
+}
+
+function holdsEnd(block: Buffer | null, start: number, end: number, markers: Buffer[]): boolean {
+  if (block === null) return false;
+  const chunk = block.subarray(start, end);
+  // From the end: the markers are in the last events, so the search stops near them.
+  for (const m of markers) if (chunk.lastIndexOf(m) !== -1) return true;
+  return false;
 }
 
 /** The end of the last complete event in `buf` (0 when none is complete yet). */

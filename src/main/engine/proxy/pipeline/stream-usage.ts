@@ -3,7 +3,7 @@
 // and takes the extra usage event out of what such a client receives. Where a provider reports
 // nothing all the same, the estimate counts the content the stream carried, not its framing.
 import type { Candidate } from '../../routing/resolve';
-import { QUOTE } from '../../wire/json-members';
+import { lastNewline, QUOTE } from '../../wire/json-members';
 import { bodyOf, type RequestContext } from './context';
 import { translatedFor } from './translate';
 
@@ -67,7 +67,7 @@ export class UsageEventStrip {
     const held = this.held;
     let buf = held ? Buffer.concat([held, chunk]) : chunk;
     this.held = null;
-    const lastNl = buf.lastIndexOf(NEWLINE);
+    const lastNl = lastNewline(buf);
     if (lastNl < buf.length - 1) {
       this.held = Buffer.from(buf.subarray(lastNl + 1));
       buf = buf.subarray(0, lastNl + 1);
