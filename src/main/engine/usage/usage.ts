@@ -1,4 +1,4 @@
-import { forEachMember, keyIs, lastNewline, QUOTE } from '../wire/json-members';
+import { forEachMember, keyIs, lastMember, lastNewline, QUOTE } from '../wire/json-members';
 
 /** Token counts reported by an upstream; null where the upstream did not say. */
 export interface Usage {
@@ -85,18 +85,23 @@ export function usageOf(event: Json): unknown {
 
 /**
  * The `usage` of a whole JSON answer, as `usageOf(JSON.parse(raw))` would find it: only the
- * top-level `usage` member (`key`: Gemini's `usageMetadata`) is parsed, not the answer around it. Answers without one (the rare
- * `response.usage` / `message.usage` shapes, or none at all) are parsed whole. Undefined when
- * the answer is not JSON. A body whose only flaw lies outside `usage` still has it counted.
+ * top-level `usage` member (`key`: Gemini's `usageMetadata`) is parsed, not the answer around
+ * it, and when it is the last member (Chat's and Anthropic's answers) it is found from the end
+ * without walking the rest. Answers without one (the rare `response.usage` / `message.usage`
+ * shapes, or none at all) are parsed whole. Undefined when the answer is not JSON. A body whose
+ * only flaw lies outside `usage` still has it counted.
  */
 export function usageOfBody(raw: Buffer, key: UsageKey = USAGE_KEY): unknown {
-  let start = -1;
-  let end = -1;
-  const wellFormed = forEachMember(raw, (keyStart, keyEnd, valueStart, valueEnd) => {
-    if (!keyIs(raw, keyStart, keyEnd, key.quoted)) return;
-    start = valueStart;
-    end = valueEnd;
-  });
+  const last = lastMember(raw, key.quoted);
+  let start = last ? last[0] : -1;
+  let end = last ? last[1] : -1;
+  const wellFormed =
+    last !== null ||
+    forEachMember(raw, (keyStart, keyEnd, valueStart, valueEnd) => {
+      if (!keyIs(raw, keyStart, keyEnd, key.quoted)) return;
+      start = valueStart;
+      end = valueEnd;
+    });
   try {
     if (wellFormed && start >= 0) return JSON.parse(raw.toString('utf8', start, end));
     const parsed = JSON.parse(raw.toString('utf8')) as unknown;

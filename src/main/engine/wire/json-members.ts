@@ -146,6 +146,29 @@ export function keyIs(b: Buffer, start: number, end: number, quoted: Buffer): bo
 }
 
 /**
+ * The value range of the member `quoted` (a key with its quotes) when it is the last member of
+ * the object in `raw`, found from the end: an answer's usage usually is, and then the members
+ * before it are not walked. Null when it is not last (or not there); the caller then walks them.
+ * The key's opening quote must not be escaped, and only whitespace and the object's closing
+ * brace may follow its value: then, in any JSON text, it is a key of the outermost object.
+ */
+export function lastMember(raw: Buffer, quoted: Buffer): [number, number] | null {
+  const at = raw.lastIndexOf(quoted);
+  if (at <= 0) return null;
+  let backslashes = 0;
+  while (raw[at - 1 - backslashes] === BACKSLASH) backslashes++;
+  if (backslashes % 2 === 1) return null;
+  const colon = skipWs(raw, at + quoted.length);
+  if (raw[colon] !== COLON) return null;
+  const start = skipWs(raw, colon + 1);
+  const end = valueEnd(raw, start);
+  if (end < 0) return null;
+  const close = skipWs(raw, end);
+  if (raw[close] !== RBRACE || skipWs(raw, close + 1) !== raw.length) return null;
+  return raw[skipWs(raw, 0)] === LBRACE ? [start, end] : null;
+}
+
+/**
  * Calls `visit` with the key and value ranges of each top-level member of the object in `raw`,
  * in order. False when `raw` is not an object, its top level is malformed, or bytes follow it.
  */
