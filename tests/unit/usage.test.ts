@@ -579,6 +579,14 @@ describe('usageOfBody reads what usageOf(JSON.parse(body)) reads', () => {
     expect(usageOfBody(Buffer.from('<html>busy</html>'))).toBeUndefined();
     expect(usageOfBody(Buffer.from('{"usage": '))).toBeUndefined();
   });
+
+  it('counts the usage a malformed answer ends with, as its last top-level member', () => {
+    const usage = { input_tokens: 3 };
+    for (const body of ['{}{"usage":{"input_tokens":3}}', '{,"usage":{"input_tokens":3}}']) {
+      expect(usageOfBody(Buffer.from(body)), body).toEqual(usage);
+    }
+    expect(usageOfBody(Buffer.from('{"usage":{"input_tokens":3}} and then'))).toBeUndefined();
+  });
 });
 
 describe('Gemini usageMetadata (a Gemini provider relayed as it is)', () => {

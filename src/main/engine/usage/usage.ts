@@ -88,8 +88,10 @@ export function usageOf(event: Json): unknown {
  * top-level `usage` member (`key`: Gemini's `usageMetadata`) is parsed, not the answer around
  * it, and when it is the last member (Chat's and Anthropic's answers) it is found from the end
  * without walking the rest. Answers without one (the rare `response.usage` / `message.usage`
- * shapes, or none at all) are parsed whole. Undefined when the answer is not JSON. A body whose
- * only flaw lies outside `usage` still has it counted.
+ * shapes, or none at all) are parsed whole. A body whose only flaw lies outside `usage` still
+ * has it counted, and so does one that is not JSON but ends with what reads as a last top-level
+ * usage member (two answers run together, a broken member before it); the upstream did report
+ * those tokens. Undefined otherwise when the answer is not JSON.
  */
 export function usageOfBody(raw: Buffer, key: UsageKey = USAGE_KEY): unknown {
   const last = lastMember(raw, key.quoted);
