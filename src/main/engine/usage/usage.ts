@@ -94,18 +94,14 @@ export function usageOf(event: Json): unknown {
  * those tokens. Undefined otherwise when the answer is not JSON.
  */
 export function usageOfBody(raw: Buffer, key: UsageKey = USAGE_KEY): unknown {
-  const last = lastMember(raw, key.quoted);
-  let start = last ? last[0] : -1;
-  let end = last ? last[1] : -1;
+  let value = lastMember(raw, key.quoted);
   const wellFormed =
-    last !== null ||
+    value !== null ||
     forEachMember(raw, (keyStart, keyEnd, valueStart, valueEnd) => {
-      if (!keyIs(raw, keyStart, keyEnd, key.quoted)) return;
-      start = valueStart;
-      end = valueEnd;
+      if (keyIs(raw, keyStart, keyEnd, key.quoted)) value = [valueStart, valueEnd];
     });
   try {
-    if (wellFormed && start >= 0) return JSON.parse(raw.toString('utf8', start, end));
+    if (wellFormed && value) return JSON.parse(raw.toString('utf8', value[0], value[1]));
     const parsed = JSON.parse(raw.toString('utf8')) as unknown;
     return obj(parsed) ? usageOf(parsed as Json) : undefined;
   } catch {
@@ -133,6 +129,8 @@ const NEWLINE = 0x0a;
 const MAX_LINE = 16 * 1024 * 1024;
 const DATA = 'data:';
 const NULL_VALUE = ':null';
+/** `\u`: the one JSON escape that can spell a letter, so a key the byte scan does not see. */
+const ESCAPE = '\\u';
 
 /** The member that holds an answer's usage, as the byte scans look for it. */
 export interface UsageKey {
@@ -227,7 +225,7 @@ export class SseUsageObserver {
     // Only a `\u` escape could spell a usage key that the byte scan does not see. With none in
     // these lines (nearly always), the `"usage":null` of every event of a Chat stream that asks
     // for usage costs one search, its line not looked at.
-    const firstEscape = text.indexOf('\\u');
+    const firstEscape = text.indexOf(ESCAPE);
     let nextEscape = firstEscape === -1 ? text.length : firstEscape;
     const escapes = nextEscape < text.length;
     let first = -1;
@@ -256,7 +254,7 @@ export class SseUsageObserver {
       if (!text.startsWith(DATA, start)) continue;
       if (onlyNull) {
         if (nextEscape < start) {
-          const found = text.indexOf('\\u', start);
+          const found = text.indexOf(ESCAPE, start);
           nextEscape = found === -1 ? text.length : found;
         }
         if (nextEscape >= end) continue;
