@@ -16,7 +16,7 @@ export const UNICODE_ESCAPE = Buffer.from('\\u');
 /** Strings shorter than this are scanned in JS; longer ones jump with the native indexOf. */
 const SHORT_SCAN = 32;
 
-function isWs(c: number | undefined): boolean {
+export function isWs(c: number | undefined): boolean {
   return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 }
 
