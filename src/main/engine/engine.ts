@@ -19,6 +19,7 @@ import { type Clock, systemClock } from './clock';
 import { ValidationError, validateConfig } from './config/validate';
 import { prepareDataDir } from './data-dir';
 import { EventBus } from './events';
+import { tuneGarbageCollection } from './gc-tuning';
 import { createStderrLogger, type Logger } from './logger';
 import { type Configured, configuredAddress, type ListenInfo } from './proxy/binding';
 import type { HostNetworkEvent } from './resilience/health';
@@ -125,6 +126,7 @@ function openFoundation(
  * a clear message on an invalid config, an unusable data dir, or an unsafe bind address.
  */
 export function createEngine(opts: EngineOptions): Engine {
+  tuneGarbageCollection();
   const { config, address } = readConfig(opts);
   const gateway = config.gateway ?? {};
   const random = opts.random ?? Math.random;
