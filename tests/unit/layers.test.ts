@@ -39,6 +39,7 @@ const MAIN_LAYERS: LayerRules = [
     'src/main/engine/clock.ts',
     'src/main/engine/data-dir.ts',
     'src/main/engine/events.ts',
+    'src/main/engine/gc-tuning.ts',
     'src/main/engine/json-syntax.ts',
     'src/main/engine/lazy-module.ts',
     'src/main/engine/logger.ts',

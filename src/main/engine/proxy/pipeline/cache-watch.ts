@@ -1,4 +1,4 @@
-import { type PromptBlocks, promptBlocks } from '../../translate/prompt-blocks';
+import { promptBlocks } from '../../translate/prompt-blocks';
 import { promptTokens } from '../../usage/usage';
 import type { RequestContext, RequestStage } from './context';
 import { CONTINUE } from './decision';
@@ -9,14 +9,6 @@ const HOUR = 60 * 60_000;
 /** OpenAI keeps an in-memory prefix 5 to 10 minutes after its last use. */
 const OPENAI_IN_MEMORY = 10 * 60_000;
 const DAY = 24 * HOUR;
-
-interface Prompt {
-  blocks: PromptBlocks;
-  retention: unknown;
-}
-
-/** The prompt's digests, taken before the body is let go (`committed`) for `after`. */
-const prompts = new WeakMap<RequestContext, Prompt>();
 
 /**
  * Request stage: a session's prompt is digested block by block before it is sent; once it is
@@ -30,12 +22,13 @@ export const cacheWatch: RequestStage = {
     if (ctx.session === null || !deps.cacheWatch?.enabled() || ctx.endpoint.countTokens) {
       return CONTINUE;
     }
-    const blocks = promptBlocks(ctx.raw);
-    if (blocks) prompts.set(ctx, { blocks, retention: blocks.retention });
+    // Taken before the body is let go (`committed`), for `after`; on the context rather than in
+    // a map keyed by it: a WeakMap entry per request makes every young collection dearer.
+    ctx.cacheBlocks = promptBlocks(ctx.raw);
     return CONTINUE;
   },
   after(ctx: RequestContext, deps: PipelineDeps) {
-    const prompt = prompts.get(ctx);
+    const prompt = ctx.cacheBlocks;
     const served = ctx.served;
     const session = ctx.session;
     if (!prompt || !served || session === null || ctx.status < 200 || ctx.status >= 300) return;
@@ -53,9 +46,9 @@ export const cacheWatch: RequestStage = {
         promptTokens: total,
         readTokens: ctx.usage.cachedTokens ?? 0,
         writeTokens: ctx.usage.cacheWriteTokens ?? 0,
-        blocks: prompt.blocks.digests,
+        blocks: prompt.digests,
         ttlMs: anthropic
-          ? longer || prompt.blocks.hourTtl
+          ? longer || prompt.hourTtl
             ? HOUR
             : FIVE_MINUTES
           : longer

@@ -7,6 +7,7 @@ import type { Candidate } from '../../routing/resolve';
 import type { ThroughputWatchdogOptions } from '../../settings/resilience-defaults';
 import type { WireFormat } from '../../translate';
 import type { IrRequest } from '../../translate/ir';
+import type { PromptBlocks } from '../../translate/prompt-blocks';
 import { emptyUsage, type Usage } from '../../usage/usage';
 import type { GatewayError } from '../../wire/client-errors';
 import { type Endpoint, findEndpoint, formatForUnknownPath } from '../endpoints';
@@ -110,6 +111,8 @@ export interface RequestContext {
    * what moved it, for the cache watch (cache-watch.ts).
    */
   cacheMove?: { from: string; why: string };
+  /** A session turn's prompt digests for the cache watch (cache-watch.ts); null without one. */
+  cacheBlocks: PromptBlocks | null;
   /** The client's `stream_options`, when it sent some (a Chat stream's usage: stream-usage.ts). */
   streamOptions?: unknown;
   /**
@@ -229,6 +232,7 @@ export function contextFor(
     retained: null,
     watchdog: deps.watchdog?.() ?? null,
     abortAttempt: null,
+    cacheBlocks: null,
   };
 }
 

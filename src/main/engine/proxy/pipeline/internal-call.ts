@@ -100,6 +100,7 @@ export async function internalCall(
     errorMessage: null,
     egressIp: null,
     abortAttempt: null,
+    cacheBlocks: null,
   };
   delete child.translated;
   delete child.warnings;
