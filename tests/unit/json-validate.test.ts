@@ -190,6 +190,21 @@ describe('isValidJson agrees with JSON.parse', () => {
     );
   });
 
+  it('on short views that end near the end of their memory, at any offset', () => {
+    // No whole aligned word inside: a word view there would start past the memory's end.
+    for (const text of ['', '1', '[]', '"\u0001"', '{}', 'null', '[1,2]', '"a\tb"']) {
+      const bytes = Buffer.from(text);
+      for (let offset = 0; offset < 4; offset++) {
+        for (let spare = 0; spare < 4; spare++) {
+          const memory = new ArrayBuffer(offset + bytes.length + spare);
+          const view = Buffer.from(memory, offset, bytes.length);
+          bytes.copy(view);
+          agree(view);
+        }
+      }
+    }
+  });
+
   it('on bytes that are not UTF-8, inside and outside strings', () => {
     agree(Buffer.from([0x22, 0xff, 0xfe, 0x22]));
     agree(Buffer.from([0x22, 0xc3, 0x22]));

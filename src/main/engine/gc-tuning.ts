@@ -8,9 +8,10 @@ import { setFlagsFromString } from 'node:v8';
  * stream's objects, and everything they point to, then wait for a full collection (measured at
  * c=64 streaming, see docs/performance.md: per scavenge 790 KB promoted instead of 77 KB,
  * pauses of 3.9 ms instead of 2.0, three times the full collections, 10-20 % more CPU per
- * stream). What the gateway keeps for long is made at start-up or once per config change, so
- * nothing it does gains from the heuristic. V8 reads the flag at each collection, so setting it
- * at run time takes effect.
+ * stream). What the gateway keeps for long from a request is little (a log row until its batch
+ * is written, a session's prompt digests) and reaches the old generation by ordinary promotion
+ * anyway; the rest of what it keeps is made at start-up or on a config change. V8 reads the flag
+ * at each collection, so setting it at run time takes effect.
  */
 export function tuneGarbageCollection(): void {
   setFlagsFromString('--no-allocation-site-pretenuring');

@@ -81,8 +81,13 @@ function escapeEnd(b: Buffer, j: number): number {
  */
 function hasStrayControl(b: Buffer): boolean {
   const start = (4 - (b.byteOffset & 3)) & 3;
-  const words = Math.max(0, (b.length - start) >> 2);
-  for (let i = 0; i < Math.min(start, b.length); i++) if (isStray(b[i]!)) return true;
+  const words = (b.length - start) >> 2;
+  // No whole word: a view there could start past the end of its memory.
+  if (words <= 0) {
+    for (let i = 0; i < b.length; i++) if (isStray(b[i]!)) return true;
+    return false;
+  }
+  for (let i = 0; i < start; i++) if (isStray(b[i]!)) return true;
   // Int32: the arithmetic stays in 32-bit integers (a Uint32 above 2^31 would be a double).
   const u = new Int32Array(b.buffer, b.byteOffset + start, words);
   let w = 0;
