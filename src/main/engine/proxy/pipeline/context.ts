@@ -3,11 +3,13 @@ import type { ClientFormat, ComboConfig, GatewayApiKeyConfig } from '../../../..
 import type { Catalog } from '../../config/catalog';
 import type { Seam } from '../../resilience/continuation';
 import type { ManagedLease } from '../../resilience/leases';
+import type { ShareTicket } from '../../routing/fair-share';
 import type { Candidate } from '../../routing/resolve';
 import type { ThroughputWatchdogOptions } from '../../settings/resilience-defaults';
 import type { WireFormat } from '../../translate';
 import type { IrRequest } from '../../translate/ir';
 import type { PromptBlocks } from '../../translate/prompt-blocks';
+import type { BudgetReservation } from '../../usage/budgets';
 import { emptyUsage, type Usage } from '../../usage/usage';
 import type { GatewayError } from '../../wire/client-errors';
 import { type Endpoint, findEndpoint, formatForUnknownPath } from '../endpoints';
@@ -113,6 +115,15 @@ export interface RequestContext {
   cacheMove?: { from: string; why: string };
   /** A session turn's prompt digests for the cache watch (cache-watch.ts); null without one. */
   cacheBlocks: PromptBlocks | null;
+  /**
+   * What `after` of the stage that set it lets go or reports: the key budget's hold
+   * (reserve.ts), the quota-share place and the cache-optimized prefix hash (strategy.ts). On
+   * the context rather than in maps keyed by it: a WeakMap entry per request makes every young
+   * collection dearer.
+   */
+  reservation: BudgetReservation | null;
+  shareTicket: ShareTicket | null;
+  cachePrefix: string | null;
   /** The client's `stream_options`, when it sent some (a Chat stream's usage: stream-usage.ts). */
   streamOptions?: unknown;
   /**
@@ -233,6 +244,9 @@ export function contextFor(
     watchdog: deps.watchdog?.() ?? null,
     abortAttempt: null,
     cacheBlocks: null,
+    reservation: null,
+    shareTicket: null,
+    cachePrefix: null,
   };
 }
 

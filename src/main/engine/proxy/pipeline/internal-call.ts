@@ -101,6 +101,9 @@ export async function internalCall(
     egressIp: null,
     abortAttempt: null,
     cacheBlocks: null,
+    reservation: null,
+    shareTicket: null,
+    cachePrefix: null,
   };
   delete child.translated;
   delete child.warnings;

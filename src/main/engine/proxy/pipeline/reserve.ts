@@ -1,14 +1,11 @@
 import type { KeyLimits } from '../../../../shared/contract';
 import type { Hold } from '../../usage/budget';
-import type { BudgetReservation } from '../../usage/budgets';
 import { budgetReply } from './budget';
 import type { RequestContext, RequestStage } from './context';
 import { CONTINUE, type Decision } from './decision';
 import type { PipelineDeps } from './deps';
 import { callsOf } from './multi-call';
 import { inputTokensOf, irOf } from './request-ir';
-
-const reservations = new WeakMap<RequestContext, BudgetReservation>();
 
 function hasSpendLimit(l: KeyLimits): boolean {
   return l.tokensPerDay !== undefined || l.usdPerDay !== undefined || l.usdPerMonth !== undefined;
@@ -48,11 +45,11 @@ export const reserve: RequestStage = {
     if (!hasSpendLimit(limits)) return CONTINUE;
     const r = deps.budgets.reserve(ctx.key.name, limits, estimate(ctx, deps), ctx.now());
     if (r.decision.kind === 'over') return budgetReply(ctx.key.name, r.decision);
-    if (r.reservation) reservations.set(ctx, r.reservation);
+    ctx.reservation = r.reservation;
     return CONTINUE;
   },
   after(ctx: RequestContext): void {
-    reservations.get(ctx)?.release();
-    reservations.delete(ctx);
+    ctx.reservation?.release();
+    ctx.reservation = null;
   },
 };

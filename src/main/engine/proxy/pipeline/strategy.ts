@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import type { ComboConfig } from '../../../../shared/contract';
-import type { ShareTicket } from '../../routing/fair-share';
 import type { CallLearning } from '../../routing/signals';
 import { STRATEGY, type Strategy, type StrategyRequest } from '../../routing/strategies';
 import { ASSUMED_OUTPUT_TOKENS } from '../../routing/strategies/cost';
@@ -64,12 +63,9 @@ function order(
   ctx.steps.push(result.reason);
   const distinct = new Set(result.order.map((c) => c.target.label)).size;
   signals.routed(combo.name, result.order[0]!.target.label, distinct, now);
-  if (combo.strategy === 'cache-optimized') prefixes.set(ctx, request.prefix());
+  if (combo.strategy === 'cache-optimized') ctx.cachePrefix = request.prefix();
   return CONTINUE;
 }
-
-/** Quota-share places held until the request is answered. */
-const tickets = new WeakMap<RequestContext, ShareTicket>();
 
 /** Tokens added to a key's deficit each round when quota-share counts tokens. */
 const TOKEN_QUANTUM = 8192;
@@ -101,7 +97,7 @@ function waitForShare(
     signal: abort.signal,
   });
   if (!(got instanceof Promise)) {
-    tickets.set(ctx, got);
+    ctx.shareTicket = got;
     return CONTINUE;
   }
   ctx.res.once('close', gone);
@@ -111,7 +107,7 @@ function waitForShare(
       markClientAbort(ctx);
       return ANSWERED;
     }
-    tickets.set(ctx, outcome.ticket);
+    ctx.shareTicket = outcome.ticket;
     ctx.steps.push(
       outcome.kind === 'admitted'
         ? `waited ${outcome.waitedMs} ms for ${ctx.key ? `key ${ctx.key.name}'s` : 'its'} turn in the share`
@@ -120,9 +116,6 @@ function waitForShare(
     return CONTINUE;
   });
 }
-
-/** The prefix hash, kept from `run` for `after` (the body is let go once the answer starts). */
-const prefixes = new WeakMap<RequestContext, string | null>();
 
 /**
  * Request stage: the combo's strategy orders the candidates the earlier stages left (resilience
@@ -155,18 +148,13 @@ export const strategy: RequestStage = {
     );
   },
   after(ctx: RequestContext, deps: PipelineDeps): void {
-    tickets.get(ctx)?.release();
+    ctx.shareTicket?.release();
+    ctx.shareTicket = null;
     const served = ctx.served;
     const combo = served && deps.routing ? ctx.combo : null;
     if (!served || !combo || combo.strategy === 'priority') return;
     const ok = ctx.status >= 200 && ctx.status < 400 && ctx.errorClass === null;
-    deps.routing!.settled(
-      combo.name,
-      served.target.label,
-      ok,
-      prefixes.get(ctx) ?? null,
-      ctx.now(),
-    );
+    deps.routing!.settled(combo.name, served.target.label, ok, ctx.cachePrefix, ctx.now());
   },
 };
 
