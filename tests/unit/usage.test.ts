@@ -530,6 +530,15 @@ describe('SseUsageObserver reads what a plain line-by-line reading reads', () =>
     expect(observe([Buffer.from(line)]).inputTokens).toBe(4);
   });
 
+  it('push returns the first `usage"` that `:null` does not follow, past every null one', () => {
+    const nulls = 'data: {"usage":null}\n\n'.repeat(50);
+    const chunk = Buffer.from(`${nulls}data: {"type":"usage","usage":{"prompt_tokens":3}}\n\n`);
+    const observer = new SseUsageObserver();
+    expect(observer.push(chunk)).toBe(chunk.indexOf('usage",'));
+    expect(observer.usage.inputTokens).toBe(3);
+    expect(new SseUsageObserver().push(Buffer.from(nulls))).toBe(-1);
+  });
+
   it('CRLF: the carriage return before the newline does not stop the parse', () => {
     expect(observe([Buffer.from('data: {"usage":{"prompt_tokens":6}}\r\n')]).inputTokens).toBe(6);
   });
