@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BoundedMap, BoundedMaps } from '../../src/main/engine/bounded-map';
+import { BoundedMap, BoundedMaps, RecentValues } from '../../src/main/engine/bounded-map';
 
 const ops = fc.array(
   fc.oneof(
@@ -111,5 +111,24 @@ describe('BoundedMap', () => {
       { name: 'a', size: 0, capacity: 5, expired: 1, evicted: 0 },
       { name: 'b', size: 1, capacity: 5, expired: 0, evicted: 0 },
     ]);
+  });
+});
+
+describe('RecentValues', () => {
+  it('works a value out once per key, keeps null answers too, and empties itself whole when full', () => {
+    const made: string[] = [];
+    const values = new RecentValues(3, (k: string) => {
+      made.push(k);
+      return k === 'bad' ? null : { k };
+    });
+    const a = values.get('a');
+    expect(values.get('a')).toBe(a);
+    expect(values.get('bad')).toBeNull();
+    expect(values.get('bad')).toBeNull();
+    expect(made).toEqual(['a', 'bad']);
+    values.get('b');
+    values.get('c'); // the cap (3) is reached: emptied before `c` goes in
+    expect(values.get('a')).not.toBe(a);
+    expect(made).toEqual(['a', 'bad', 'b', 'c', 'a']);
   });
 });

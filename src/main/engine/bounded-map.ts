@@ -178,3 +178,28 @@ export class BoundedMaps {
     this.timer = null;
   }
 }
+
+/**
+ * Values worked out from a key a client chooses (a request path, a model name), kept while they
+ * are few: a lookup that nearly always hits costs a Map read instead of the work. When full it
+ * is emptied whole (no order kept, nothing allocated per read), so a client that sends a new key
+ * each time makes it useless, never large.
+ */
+export class RecentValues<K, V> {
+  private readonly kept = new Map<K, V>();
+
+  constructor(
+    private readonly maxEntries: number,
+    private readonly make: (key: K) => V,
+  ) {}
+
+  get(key: K): V {
+    let value = this.kept.get(key);
+    if (value === undefined) {
+      value = this.make(key);
+      if (this.kept.size >= this.maxEntries) this.kept.clear();
+      this.kept.set(key, value);
+    }
+    return value;
+  }
+}

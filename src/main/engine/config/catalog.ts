@@ -11,6 +11,7 @@ import type {
   RuleConfig,
   UpstreamTimeouts,
 } from '../../../shared/contract';
+import { RecentValues } from '../bounded-map';
 
 export interface CatalogConnection {
   id: string;
@@ -45,6 +46,9 @@ export interface CatalogProviderInput extends Omit<CatalogProvider, 'models' | '
 export type ModelDefaults = ReadonlyMap<string, Omit<ModelSpec, 'id'>>;
 
 const NO_DEFAULTS: ModelDefaults = new Map();
+
+/** Specs kept per provider: its listed models, and names clients ask for as `provider/model`. */
+const KEPT_SPECS = 256;
 
 /** `openrouter/claude-sonnet-4-5-20250929` → `claude-sonnet-4-5`: the defaults' key. */
 function baseModelId(model: string): string {
@@ -90,7 +94,16 @@ export class Catalog {
       for (const m of p.models) owners.set(m, [...(owners.get(m) ?? []), p.id]);
     }
     this.modelOwners = owners;
+    const fromEnv = [...this.connections.values()].some((c) => !c.apiKey && c.apiKeyEnv);
+    this.inlineSecrets = fromEnv ? null : Object.freeze(this.currentSecrets());
   }
+
+  /**
+   * The secrets, listed once when every connection's key is in the config: then they cannot
+   * change for the life of the catalog, and every relayed answer asks for them. A key read from
+   * the environment is read again each time, as `secretOf` does.
+   */
+  private readonly inlineSecrets: readonly string[] | null;
 
   /**
    * What is known of a provider's model: its configured entry over the defaults for the model
@@ -98,6 +111,22 @@ export class Catalog {
    * knows stay unset.
    */
   modelSpec(provider: string, model: string): ModelSpec {
+    if (!this.providers.has(provider)) return this.specOf(provider, model);
+    let byModel = this.specs.get(provider);
+    if (!byModel) {
+      byModel = new RecentValues(KEPT_SPECS, (m) => Object.freeze(this.specOf(provider, m)));
+      this.specs.set(provider, byModel);
+    }
+    return byModel.get(model);
+  }
+
+  /**
+   * Model specs worked out once per catalog (routing and pricing ask for one on every request),
+   * frozen since every caller shares it; per provider, by model.
+   */
+  private readonly specs = new Map<string, RecentValues<string, ModelSpec>>();
+
+  private specOf(provider: string, model: string): ModelSpec {
     const configured = this.providers.get(provider)?.modelSpecs?.get(model);
     const defaults = this.modelDefaults.get(model) ?? this.modelDefaults.get(baseModelId(model));
     const contextWindow = configured?.contextWindow ?? defaults?.contextWindow;
@@ -119,7 +148,11 @@ export class Catalog {
   }
 
   /** Every secret the catalog knows, so error texts and logs can be scrubbed of them. */
-  secrets(): string[] {
+  secrets(): readonly string[] {
+    return this.inlineSecrets ?? this.currentSecrets();
+  }
+
+  private currentSecrets(): string[] {
     const out: string[] = [];
     for (const c of this.connections.values()) {
       const s = this.secretOf(c);

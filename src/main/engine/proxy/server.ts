@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { GatewayApiKeyConfig } from '../../../shared/contract';
+import { RecentValues } from '../bounded-map';
 import type { Logger } from '../logger';
 import { type GatewayError, sendError } from '../wire/client-errors';
 import { checkHostAndOrigin, presentedKey } from '../wire/guard';
@@ -62,16 +63,19 @@ export function createGatewayServer(deps: ServerDeps): GatewayServer {
   const headerTimers = new Map<Socket, NodeJS.Timeout>();
   let closing = false;
 
+  const targets = new RecentValues(KEPT_TARGETS, requestTarget);
+
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if ((req.url?.length ?? 0) > MAX_URL_LENGTH) return refuseTarget(req, res, LONG_TARGET);
-    const url = requestTarget(req.url ?? '/');
+    const target = req.url ?? '/';
+    // A query may carry a key (Gemini's `?key=`): such targets are parsed each time, never kept.
+    const url = target.includes('?') ? requestTarget(target) : targets.get(target);
     if (!url) return refuseTarget(req, res, NOT_A_PATH);
-    if (url.pathname !== '/api' && !url.pathname.startsWith('/api/')) {
-      return deps.proxy(req, res, url);
-    }
+    const path = url.pathname;
+    if (path !== '/api' && !path.startsWith('/api/')) return deps.proxy(req, res, url);
     const hostProblem = checkHostAndOrigin(req.headers, { host: deps.host });
     if (hostProblem) return sendAdminError(res, 403, hostRefusalCode(hostProblem), hostProblem);
-    if (deps.sessionLeases && url.pathname === SESSION_LEASES_PATH) {
+    if (deps.sessionLeases && path === SESSION_LEASES_PATH) {
       return deps.sessionLeases(req, res, deps.matchKey(presentedKey(req.headers)));
     }
     return deps.admin(req, res, url);
@@ -244,6 +248,13 @@ function requestTarget(target: string): URL | null {
     return null;
   }
 }
+
+/**
+ * How many parsed request targets a server keeps: an agent uses a handful of paths, and parsing
+ * one cost about as much as the JSON.parse of a short request's body. Nothing on the request
+ * path writes to the URL it is handed, so one serves every request with that target.
+ */
+const KEPT_TARGETS = 64;
 
 const LONG_TARGET: GatewayError = {
   status: 414,

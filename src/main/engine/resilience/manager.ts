@@ -25,6 +25,7 @@ import {
   type HostNetworkEvent,
   isHealthy,
   lockoutView,
+  NO_FAMILIES,
   NOT_COOLING,
   nextHostNetwork,
   ReprobeGate,
@@ -65,6 +66,9 @@ export interface ProbeTicket {
 export type Admitted =
   | { ok: true; probe: boolean; ticket: ProbeTicket | null }
   | { ok: false; exclusion: Exclusion };
+
+/** An ordinary admission (no probe, nothing to give back): one answer for all of them. */
+const ADMITTED: Admitted = Object.freeze({ ok: true, probe: false, ticket: null });
 
 /**
  * The request path's and the operator's one door to the resilience mechanisms. Decisions are
@@ -132,7 +136,7 @@ export class ResilienceManager {
       if (reprobe) this.reprobes.release(reprobe);
       return notAdmitting(provider.id, a.retryAfterMs, 'is not admitting');
     }
-    if (!a.probe && reprobe === null) return { ok: true, probe: false, ticket: null };
+    if (!a.probe && reprobe === null) return ADMITTED;
     const ticket: ProbeTicket = {
       probe: a.probe,
       local: a.probe ? breaker.probeTicket() : null,
@@ -202,7 +206,7 @@ export class ResilienceManager {
       }
     }
     this.reprobes.succeeded(c, now);
-    const families = provider.options?.quotaFamilies ?? {};
+    const families = provider.options?.quotaFamilies ?? NO_FAMILIES;
     for (const e of this.state.lockouts.recordSuccess(
       provider.id,
       connection,

@@ -40,7 +40,8 @@ export function upstreamHeaders(
     else if (Array.isArray(v)) out[name] = v.join(',');
   }
   if (provider.format === 'anthropic') out['anthropic-version'] ??= DEFAULT_ANTHROPIC_VERSION;
-  Object.assign(out, credentialHeaders(provider, secret), extra);
+  putCredential(out, provider, secret);
+  Object.assign(out, extra);
   return out;
 }
 
@@ -49,12 +50,29 @@ export function credentialHeaders(
   provider: Pick<CatalogProvider, 'format' | 'authClass'>,
   secret: string | null,
 ): Record<string, string> {
-  if (!secret) return {};
+  const out: Record<string, string> = {};
+  putCredential(out, provider, secret);
+  return out;
+}
+
+/** Writes the credential header into `out` (a proxied call's headers: no object of its own). */
+function putCredential(
+  out: Record<string, string>,
+  provider: Pick<CatalogProvider, 'format' | 'authClass'>,
+  secret: string | null,
+): void {
+  if (!secret) return;
   if (provider.authClass !== 'oauth') {
-    if (provider.format === 'anthropic') return { 'x-api-key': secret };
-    if (provider.format === 'gemini') return { 'x-goog-api-key': secret };
+    if (provider.format === 'anthropic') {
+      out['x-api-key'] = secret;
+      return;
+    }
+    if (provider.format === 'gemini') {
+      out['x-goog-api-key'] = secret;
+      return;
+    }
   }
-  return { authorization: `Bearer ${secret}` };
+  out.authorization = `Bearer ${secret}`;
 }
 
 // An allowlist: a provider's response headers can carry account data (`openai-organization`,

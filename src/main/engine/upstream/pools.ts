@@ -251,5 +251,6 @@ export class UpstreamPools {
 /** Path a provider of the given format serves each client endpoint at. */
 export function upstreamPath(providerFormat: ProviderFormat, endpoint: string): string {
   if (providerFormat === 'anthropic') return endpoint; // `/v1/messages`, `/v1/messages/count_tokens`
-  return endpoint.replace(/^\/v1/, ''); // baseUrl already ends in /v1
+  // baseUrl already ends in /v1 (a prefix test, not a regular expression: every call asks)
+  return endpoint.startsWith('/v1') ? endpoint.slice(3) : endpoint;
 }

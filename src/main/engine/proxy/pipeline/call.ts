@@ -60,8 +60,9 @@ export async function call(a: Attempt): Promise<CallOutcome> {
         path,
         headers,
         body,
-        // A repair or a lane retry sends again within what is left of the attempt's time.
-        timeouts: { ...a.timeouts, totalMs: Math.max(1, a.startedAt + a.remaining - ctx.now()) },
+        // The pools read the connect, first-byte and idle bounds; the attempt's whole time (a
+        // repair or a lane retry sends again within what is left of it) is its deadline timer's.
+        timeouts: a.timeouts,
       });
       cancel.bind(exchange);
       return exchange.response;

@@ -1,6 +1,18 @@
+import { RecentValues } from '../../bounded-map';
 import { skipWs } from '../../wire/json-members';
 import { topLevelModelSpan } from '../../wire/model-rewrite';
 import { bodyOf, type RequestContext } from './context';
+
+/**
+ * A model name as JSON bytes, made once per name: a combo's every request puts the same few
+ * names in. A copy of their own, so that no entry holds on to a slab of Buffer's shared pool.
+ */
+const QUOTED_MODELS = new RecentValues(64, (model: string) => {
+  const json = Buffer.from(JSON.stringify(model), 'utf8');
+  const own = Buffer.allocUnsafeSlow(json.length);
+  json.copy(own);
+  return own;
+});
 
 /** No member added in front. */
 export const NO_MEMBERS: readonly Buffer[] = [];
@@ -30,7 +42,7 @@ export function passthroughBody(
     raw.subarray(0, open),
     ...front,
     raw.subarray(open, span.start),
-    Buffer.from(JSON.stringify(model), 'utf8'),
+    QUOTED_MODELS.get(model),
     raw.subarray(span.end),
   ]);
 }

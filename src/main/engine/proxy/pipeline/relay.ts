@@ -264,8 +264,13 @@ class PassThroughRelay implements BodyReader {
   }
 
   /** The stream's closing error event in the client's format, continuing a Responses stream's numbering. */
-  private readonly ending = (err: GatewayError): string =>
-    streamErrorEvent(this.ctx.endpoint.format, err, this.tail ? nextSequenceNumber(this.tail) : 0);
+  private ending(err: GatewayError): string {
+    return streamErrorEvent(
+      this.ctx.endpoint.format,
+      err,
+      this.tail ? nextSequenceNumber(this.tail) : 0,
+    );
+  }
 
   /** A stream that ended without its stop reason, or with an error event. */
   private endedEarly(): boolean {
@@ -306,7 +311,8 @@ class PassThroughRelay implements BodyReader {
     if (err instanceof ThroughputTripError && !ctx.clientGone) {
       const beforeCommit = this.pending !== null;
       const hold = this.log ? (e: GatewayError) => this.hold(e) : undefined;
-      return watchdogEnding(ctx, res, this.ending, candidate, err, beforeCommit, hold);
+      const ending = (e: GatewayError) => this.ending(e);
+      return watchdogEnding(ctx, res, ending, candidate, err, beforeCommit, hold);
     }
     if (this.pending) {
       let held = this.release();

@@ -1,5 +1,6 @@
 import type { Candidate } from '../../routing/resolve';
 import { isTerminal } from './connection-cooldown';
+import { NO_FAMILIES } from './model-lockout';
 import { lockoutReprobeDue, type ReprobePermits, reprobeDue } from './reprobe';
 import type { ResilienceState } from './resilience-state';
 
@@ -79,7 +80,7 @@ export function exclusionOf(
     provider.id,
     c.connection.id,
     c.target.model,
-    provider.options?.quotaFamilies ?? {},
+    provider.options?.quotaFamilies ?? NO_FAMILIES,
     now,
   );
   if (

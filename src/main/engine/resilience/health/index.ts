@@ -20,7 +20,7 @@ export {
   type HostNetworkEvent,
   nextHostNetwork,
 } from './host-network';
-export { lockoutView } from './model-lockout';
+export { lockoutView, NO_FAMILIES } from './model-lockout';
 export { NOT_COOLING } from './provider-cooldown';
 export { lockoutReprobeDue, reprobeDue, reprobeFailed } from './reprobe';
 export { ReprobeGate, type ReprobeTicket, successCause } from './reprobe-gate';

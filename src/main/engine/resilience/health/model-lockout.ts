@@ -116,6 +116,8 @@ export const MAX_LOCKOUT_ENTRIES = 2_000;
 /** What one eviction leaves: room for a tenth of the cap before the next. */
 const AFTER_EVICTION = Math.floor(MAX_LOCKOUT_ENTRIES * 0.9);
 const NONE: readonly LockoutEntry[] = Object.freeze([]);
+/** A provider's `quotaFamilies` when it names none. */
+export const NO_FAMILIES: Readonly<Record<string, string[]>> = Object.freeze({});
 
 export interface LockoutRestore {
   /** When the entries are restored: those already past their expiry come back lapsed. */
@@ -233,9 +235,9 @@ export class ModelLockouts {
     connection: string,
     model: string,
     families: Record<string, string[]>,
-  ): LockoutEntry[] {
+  ): readonly LockoutEntry[] {
+    if (this.states.size === 0) return NONE;
     const removed: LockoutEntry[] = [];
-    if (this.states.size === 0) return removed;
     for (const key of this.keysFor(provider, connection, model, families)) {
       const s = this.states.get(key);
       if (!s) continue;

@@ -24,6 +24,9 @@ export type FenceResult =
   | { ok: true; managed: ManagedLease | null }
   | { ok: false; error: GatewayError };
 
+/** A request that names no lease: the same answer for all of them, made once. */
+const UNMANAGED: FenceResult = Object.freeze({ ok: true, managed: null });
+
 export function canHoldLeases(key: GatewayApiKeyConfig | null): key is GatewayApiKeyConfig {
   return (
     key !== null &&
@@ -58,12 +61,12 @@ function refuse(status: number, code: string, message: string): FenceResult {
 export function fenceHeaders(
   key: GatewayApiKeyConfig | null,
   headers: IncomingHttpHeaders,
-  latestForOwner: (ownerHash: string, keyName: string) => Lease | null,
+  latestForOwner: (ownerHash: string, keyName: string, now: number) => Lease | null,
   now: number,
 ): FenceResult {
   const owner = headerValue(headers, LEASE_OWNER_HEADER);
   const generation = headerValue(headers, LEASE_GENERATION_HEADER);
-  if (owner === undefined && generation === undefined) return { ok: true, managed: null };
+  if (owner === undefined && generation === undefined) return UNMANAGED;
   if (owner === undefined || generation === undefined) {
     return refuse(
       400,
@@ -83,7 +86,7 @@ export function fenceHeaders(
       `${LEASE_GENERATION_HEADER} must be a positive integer`,
     );
   }
-  const d = fence(latestForOwner(hashOwner(owner), key.name), gen, now);
+  const d = fence(latestForOwner(hashOwner(owner), key.name, now), gen, now);
   // Every fence refusal is a conflict with the lease's current state: 409 before dispatch.
   if (d.kind === 'refuse') return refuse(409, d.code, d.message);
   return {

@@ -370,16 +370,14 @@ export class LeaseService {
    * null). Headers that do not pass the fence are refused before anything is dispatched.
    */
   fence(key: GatewayApiKeyConfig | null, headers: IncomingHttpHeaders, now: number): FenceResult {
-    return fenceHeaders(
-      key,
-      headers,
-      (ownerHash, keyName) => {
-        this.ledger.expire(now);
-        return this.deps.repo.latestForOwner(ownerHash, keyName);
-      },
-      now,
-    );
+    return fenceHeaders(key, headers, this.latestForOwner, now);
   }
+
+  /** The owner's newest lease for the fence, due leases expired first (made once: no closure per request). */
+  private readonly latestForOwner = (ownerHash: string, keyName: string, now: number) => {
+    this.ledger.expire(now);
+    return this.deps.repo.latestForOwner(ownerHash, keyName);
+  };
 
   /**
    * Filters and orders a request's candidates by the leases in force (see `planLeases`);

@@ -131,6 +131,8 @@ export class ShapeRepairs {
 
   /** The most tools this provider and model take, when one of its 400s said so. */
   toolLimit(provider: string, model: string): number | null {
+    // Nothing learnt (the common case): no key is built for a lookup that cannot find anything.
+    if (this.byModel.size === 0) return null;
     const fix = this.byModel.get(keyOf(provider, model))?.get('tools')?.fix;
     return fix?.kind === 'maxTools' ? fix.max : null;
   }
@@ -143,6 +145,7 @@ export class ShapeRepairs {
 
   /** Whether anything is learnt for this provider and model. */
   knows(provider: string, model: string): boolean {
+    if (this.byModel.size === 0) return false;
     return (this.byModel.get(keyOf(provider, model))?.size ?? 0) > 0;
   }
 
