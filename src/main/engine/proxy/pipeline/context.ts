@@ -247,6 +247,21 @@ export function contextFor(
     reservation: null,
     shareTicket: null,
     cachePrefix: null,
+    // Every member a stage may set later is here from the start, and none is ever deleted: then
+    // all contexts keep one shape in V8 however many features a request touches, so the stages'
+    // reads of them stay monomorphic (a member added later gives the object a new shape for
+    // each combination of features; a deleted one makes it a dictionary for the rest of its life).
+    clientCacheKey: undefined,
+    cacheMove: undefined,
+    streamOptions: undefined,
+    contentBytes: undefined,
+    ir: undefined,
+    inputTokens: undefined,
+    translated: undefined,
+    seam: undefined,
+    warnings: undefined,
+    captured: undefined,
+    heldOpen: undefined,
   };
 }
 
@@ -269,7 +284,7 @@ export function committed(ctx: RequestContext): void {
   if (ctx.continuation !== null && ctx.stream) ctx.retained ??= ctx.raw;
   ctx.raw = NO_BYTES;
   ctx.parsed = {};
-  delete ctx.ir;
+  ctx.ir = undefined;
   if (ctx.translated) for (const t of ctx.translated.values()) t.json = {};
   releaseRequestBodies(ctx.captured);
 }

@@ -104,10 +104,10 @@ export async function internalCall(
     reservation: null,
     shareTicket: null,
     cachePrefix: null,
+    translated: undefined,
+    warnings: undefined,
+    captured: undefined,
   };
-  delete child.translated;
-  delete child.warnings;
-  delete child.captured;
   sink.once('close', () => {
     child.clientGone = true;
     child.abortAttempt?.();

@@ -74,7 +74,7 @@ export function rewriteConversation(ctx: RequestContext, ir: IrRequest): void {
   ctx.parsed = body;
   ctx.raw = Buffer.from(JSON.stringify(body));
   // Translations of the old body must not be sent.
-  delete ctx.translated;
+  ctx.translated = undefined;
 }
 
 /** The request's candidates for one `provider/model[@connection]` of its combo. */
