@@ -311,8 +311,7 @@ class PassThroughRelay implements BodyReader {
     if (err instanceof ThroughputTripError && !ctx.clientGone) {
       const beforeCommit = this.pending !== null;
       const hold = this.log ? (e: GatewayError) => this.hold(e) : undefined;
-      const ending = (e: GatewayError) => this.ending(e);
-      return watchdogEnding(ctx, res, ending, candidate, err, beforeCommit, hold);
+      return watchdogEnding(ctx, res, (e) => this.ending(e), candidate, err, beforeCommit, hold);
     }
     if (this.pending) {
       let held = this.release();
