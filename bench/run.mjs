@@ -15,6 +15,11 @@
 //   --only=cpu  (also) the CPU per request of bench/cpu.mjs, with --baseline passed on
 //   --no-team   leave out the team-mode systems (Breakwater on Redis; bench/team.mjs), which run
 //               in the latency and throughput scenarios whenever redis-server is installed
+//   --processes=N  the reference, Breakwater and the baseline as N processes each in the
+//               latency, throughput and streaming scenarios, all alternated; a figure is the
+//               median over every round of every process: processes of one build differ by
+//               more than some targets' margins on a shared VM (5-15 %), and one process per
+//               build lets a single start decide them
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, freemem, loadavg, tmpdir, totalmem } from 'node:os';
@@ -34,6 +39,10 @@ const wanted = (name) => !ONLY || ONLY.includes(name);
 const PROFILE = args.has('--profile');
 const BASELINE = [...args].find((a) => a.startsWith('--baseline='))?.slice(11) ?? null;
 const TEAM = !args.has('--no-team') && haveRedis();
+const PROCESSES = Math.max(
+  1,
+  Number([...args].find((a) => a.startsWith('--processes='))?.slice(12) ?? 1) || 1,
+);
 /**
  * On Linux with two or more cores, the throughput scenarios run with the proxies on core 0 and
  * the upstream and the load generator on core 1 (taskset). Unpinned, the four processes fight
@@ -649,7 +658,21 @@ async function main() {
       writeFileSync(file, JSON.stringify(config, null, 2));
       team.push(await startBreakwater(label, CLI, file));
     }
-    const all = [direct, reference, breakwater, ...(baseline ? [baseline] : []), ...team];
+    // More processes of the same systems, under the same labels: their rounds join the same figures.
+    const copies = [];
+    for (let i = 1; i < PROCESSES; i++) {
+      copies.push(await startReference(), await startBreakwater());
+      if (BASELINE)
+        copies.push(await startBreakwater('baseline', join(BASELINE, 'out', 'main', 'cli.js')));
+    }
+    const all = [
+      direct,
+      reference,
+      breakwater,
+      ...(baseline ? [baseline] : []),
+      ...copies,
+      ...team,
+    ];
     const results = {};
     // Warm every system up (JIT, upstream keep-alive pools) before anything is measured.
     log('warm-up');
@@ -660,7 +683,8 @@ async function main() {
       }
     }
     if (wanted('latency')) results.latency = await scenarioLatency(all);
-    await pinnedFor([reference, breakwater, ...(baseline ? [baseline] : []), ...team], async () => {
+    const proxies = [reference, breakwater, ...(baseline ? [baseline] : []), ...copies, ...team];
+    await pinnedFor(proxies, async () => {
       if (wanted('throughput')) results.throughput = await scenarioThroughput(all, false);
       if (wanted('streamThroughput')) {
         results.streamThroughput = await scenarioThroughput(all, true);
@@ -674,6 +698,7 @@ async function main() {
     await stop(reference);
     await stop(breakwater);
     if (baseline) await stop(baseline);
+    for (const c of copies) await stop(c);
     if (baseline) process.stdout.write(baselineReport(results));
     if (wanted('cpu')) process.stdout.write(cpuReport());
     for (const t of team) await stop(t);
