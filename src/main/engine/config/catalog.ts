@@ -75,6 +75,17 @@ export class Catalog {
   readonly connections: ReadonlyMap<string, CatalogConnection>;
   /** Bare model name → ids of the enabled providers that list it. */
   readonly modelOwners: ReadonlyMap<string, string[]>;
+  /**
+   * The secrets, listed once when every connection's key is in the config: then they cannot
+   * change for the life of the catalog, and every relayed answer asks for them. A key read from
+   * the environment is read again each time, as `secretOf` does.
+   */
+  private readonly inlineSecrets: readonly string[] | null;
+  /**
+   * Model specs worked out once per catalog (routing and pricing ask for one on every request),
+   * frozen since every caller shares it; per provider, by model.
+   */
+  private readonly specs = new Map<string, RecentValues<string, ModelSpec>>();
 
   constructor(
     inputs: CatalogProviderInput[],
@@ -99,13 +110,6 @@ export class Catalog {
   }
 
   /**
-   * The secrets, listed once when every connection's key is in the config: then they cannot
-   * change for the life of the catalog, and every relayed answer asks for them. A key read from
-   * the environment is read again each time, as `secretOf` does.
-   */
-  private readonly inlineSecrets: readonly string[] | null;
-
-  /**
    * What is known of a provider's model: its configured entry over the defaults for the model
    * id (`vendor/model`, `model-20250929` and `model-latest` also match `model`'s). Fields nobody
    * knows stay unset.
@@ -119,12 +123,6 @@ export class Catalog {
     }
     return byModel.get(model);
   }
-
-  /**
-   * Model specs worked out once per catalog (routing and pricing ask for one on every request),
-   * frozen since every caller shares it; per provider, by model.
-   */
-  private readonly specs = new Map<string, RecentValues<string, ModelSpec>>();
 
   private specOf(provider: string, model: string): ModelSpec {
     const configured = this.providers.get(provider)?.modelSpecs?.get(model);

@@ -8,9 +8,9 @@ import { bodyOf, type RequestContext } from './context';
  * names in. A copy of their own, so that no entry holds on to a slab of Buffer's shared pool.
  */
 const QUOTED_MODELS = new RecentValues(64, (model: string) => {
-  const json = Buffer.from(JSON.stringify(model), 'utf8');
-  const own = Buffer.allocUnsafeSlow(json.length);
-  json.copy(own);
+  const json = JSON.stringify(model);
+  const own = Buffer.allocUnsafeSlow(Buffer.byteLength(json, 'utf8'));
+  own.write(json, 'utf8');
   return own;
 });
 

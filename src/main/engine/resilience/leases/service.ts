@@ -373,7 +373,10 @@ export class LeaseService {
     return fenceHeaders(key, headers, this.latestForOwner, now);
   }
 
-  /** The owner's newest lease for the fence, due leases expired first (made once: no closure per request). */
+  /**
+   * The owner's newest lease for the fence, due leases expired first (made once, not a closure
+   * per request).
+   */
   private readonly latestForOwner = (ownerHash: string, keyName: string, now: number) => {
     this.ledger.expire(now);
     return this.deps.repo.latestForOwner(ownerHash, keyName);
