@@ -108,4 +108,55 @@ describe('the content meter', () => {
     // `Hi \"you\"` is 10 bytes escaped, `hmm` 3, `{\"x\":1}` 9.
     expect(m.bytes).toBe(10 + 3 + 9);
   });
+
+  it('counts what a search per key and occurrence counts, however the stream is cut', () => {
+    const keys = ['content":"', 'arguments":"', 'reasoning":"'].map((k) => Buffer.from(k));
+    // The measure as each key's bytes find it, one native search per occurrence.
+    const perKey = (buf: Buffer): number => {
+      let n = 0;
+      for (const key of keys) {
+        for (let at = buf.indexOf(key); at !== -1; at = buf.indexOf(key, at + key.length)) {
+          let i = at + key.length;
+          while (i < buf.length && buf[i] !== 0x22) i += buf[i] === 0x5c ? 2 : 1;
+          n += Math.min(i, buf.length) - at - key.length;
+        }
+      }
+      return n;
+    };
+    const text = fc.oneof(
+      fc.string(),
+      fc.string({ unit: 'grapheme' }),
+      fc.constantFrom('content":"', 'arguments":"x', '"reasoning":"', '\\', '\\"', '\u00e9'),
+    );
+    const piece = fc.oneof(
+      text.map((t) => delta(t)),
+      text.map((t) => event({ choices: [{ delta: { reasoning_content: t, reasoning: t } }] })),
+      text.map((t) =>
+        event({ choices: [{ delta: { tool_calls: [{ function: { arguments: t } }] } }] }),
+      ),
+      // Raw bytes: keys cut short, unclosed strings, a key right after another's match.
+      fc.constantFrom('content":"', 'content":"arguments":"x"', 'reasoning":"\\', '"content":"é'),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(piece, { maxLength: 20 }),
+        fc.array(fc.nat(), { maxLength: 8 }),
+        (pieces, cuts) => {
+          const bytes = Buffer.from(pieces.join(''));
+          const at = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
+          const chunks = [...at, bytes.length].map((end, i) =>
+            bytes.subarray(i === 0 ? 0 : at[i - 1], end),
+          );
+          const m = new ContentMeter();
+          let expected = 0;
+          for (const c of chunks) {
+            m.push(c);
+            expected += perKey(c);
+          }
+          expect(m.bytes).toBe(expected);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
 });
