@@ -142,7 +142,6 @@ export class ContentMeter {
   bytes = 0;
 
   push(buf: Buffer): void {
-    if (buf.length === 0) return;
     const text = buf.toString('latin1');
     const keys = CONTENT_KEYS;
     keys.lastIndex = 0;
