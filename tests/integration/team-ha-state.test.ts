@@ -290,7 +290,11 @@ describe.skipIf(missing !== null).each(forms)(
         'B has the latest of what A learnt during the failover',
         () => learnt.every((id) => latest(id) === written),
         10_000,
-      );
+      ).catch((err: Error) => {
+        // Which value B ended on says which write went astray.
+        const heard = learnt.map((id) => `${id} ${latest(id)}`).join(', ');
+        throw new Error(`${err.message}: A wrote ${written} last, B ended on ${heard}`);
+      });
       a.lengthen({ kind: 'health', id: 'after-failover', value: cooling(9_000) }, 9_000, 60_000);
       await until(
         'B hears the cooldown on the new primary',

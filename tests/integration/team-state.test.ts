@@ -247,6 +247,84 @@ describe.skipIf(missing !== null)(`Redis scripts${missing ? ` (skipped: ${missin
     await until('B learns what A kept', () => seenByB.some((c) => c.id === 'offline'), 10_000);
   });
 
+  it('what was kept during an outage never overwrites a newer write made since', async () => {
+    const breaker = (failures: number) => ({
+      ...OPEN_BREAKER,
+      state: { ...OPEN_BREAKER.state, failures },
+    });
+    const record = (failures: number) => ({
+      kind: 'breaker' as const,
+      id: 'kept-then-newer',
+      value: breaker(failures),
+    });
+    const stall = redis.stall(1_500);
+    expect(await a.probe('stalled-again', 1_000)).toBe('local');
+    a.put(record(1), null);
+    // The first thing learnt once back (as a listener of the status does) is newer than what
+    // was kept meanwhile: the kept one must not be sent after it.
+    let wrote = false;
+    a.onStatus((v) => {
+      if (v.status !== 'connected' || wrote) return;
+      wrote = true;
+      a.put(record(2), null);
+    });
+    await stall;
+    await until('A is back', () => a.view().status === 'connected', 5_000);
+    const failures = () =>
+      seenByB
+        .filter((c) => c.id === 'kept-then-newer')
+        .map((c) => (c.value as typeof OPEN_BREAKER).state.failures);
+    await until('B hears the newer one', () => failures().includes(2));
+    await new Promise((r) => setTimeout(r, 200));
+    expect(failures().at(-1)).toBe(2);
+    // And Redis keeps the newer one: a late instance reads it back.
+    const late = new RedisState({ url: redis.url, keyPrefix: 'unit:', log });
+    const read: number[] = [];
+    late.onChange((c) => {
+      if (c.id === 'kept-then-newer') read.push((c.value as typeof OPEN_BREAKER).state.failures);
+    });
+    try {
+      await until('the late one read it', () => read.length > 0);
+      expect(read).toEqual([2]);
+    } finally {
+      await late.close();
+    }
+  });
+
+  it('a write that timed out is not kept when a newer one of the record was sent after it', async () => {
+    const record = (failures: number) => ({
+      kind: 'breaker' as const,
+      id: 'timed-out-then-newer',
+      value: { ...OPEN_BREAKER, state: { ...OPEN_BREAKER.state, failures } },
+    });
+    const w = new RedisState({ url: redis.url, keyPrefix: 'unit:', log, commandTimeoutMs: 1_000 });
+    let late: RedisState | null = null;
+    try {
+      await until('W connected', () => w.view().status === 'connected');
+      // Both reach a stalled Redis while W still counts it as up: the first times out (at
+      // 1 s), the second is answered when the stall ends (1.5 s), and Redis ran both in order.
+      const stall = redis.stall(1_500);
+      w.put(record(1), null);
+      await new Promise((r) => setTimeout(r, 700));
+      expect(w.view().status).toBe('connected');
+      w.put(record(2), null);
+      await until('W counts Redis as away', () => w.view().status === 'degraded', 2_000);
+      await stall;
+      await until('W is back', () => w.view().status === 'connected', 5_000);
+      await new Promise((r) => setTimeout(r, 200));
+      const read: number[] = [];
+      late = new RedisState({ url: redis.url, keyPrefix: 'unit:', log });
+      late.onChange((c) => {
+        if (c.id === 'timed-out-then-newer')
+          read.push((c.value as typeof OPEN_BREAKER).state.failures);
+      });
+      await until('the late one read it', () => read.length > 0);
+      expect(read.at(-1)).toBe(2);
+    } finally {
+      await Promise.all([w.close(), late?.close()]);
+    }
+  });
+
   it('teams split by database number do not hear each other (pub/sub ignores the number)', async () => {
     const opts = { keyPrefix: 'unit:', log };
     const one = new RedisState({ ...opts, url: `${redis.url}/1` });

@@ -102,6 +102,9 @@ export class RedisState implements StateBackend {
   private readonly statusListeners: Array<(v: TeamView) => void> = [];
   /** What this instance learnt while Redis was away, by record: sent again on reconnect. */
   private readonly pending = new Map<string, () => void>();
+  /** The write of each record last sent and not yet answered (its number), by record. */
+  private readonly inFlight = new Map<string, number>();
+  private writes = 0;
   private limiters: LimiterStore | null = null;
   private readonly semaphore: RedisSemaphore;
   private readonly leases: RedisLeases;
@@ -260,19 +263,34 @@ export class RedisState implements StateBackend {
     return JSON.stringify({ from: this.instance, kind: c.kind, id: c.id, v: c.value });
   }
 
-  /** Runs a write now, or keeps it (the latest per record) for the reconnect. */
+  /**
+   * Runs a write now, or keeps it (the latest per record) for the reconnect. Only the latest
+   * write of a record is ever kept: one kept from before would overwrite, team-wide, what was
+   * written since.
+   */
   private write(c: SharedChange, send: () => Promise<unknown>): void {
     const key = this.recordKey(c);
     const again = () => this.write(c, send);
     if (this.status !== 'connected') {
+      this.inFlight.delete(key);
       this.pending.set(key, again);
       return;
     }
-    send().catch((err: unknown) => {
-      // Kept for the reconnect only when Redis was away: a refused record would be refused again.
-      if (!isBadData(err)) this.pending.set(key, again);
-      this.failed(err);
-    });
+    this.pending.delete(key);
+    const stamp = ++this.writes;
+    this.inFlight.set(key, stamp);
+    send().then(
+      () => {
+        if (this.inFlight.get(key) === stamp) this.inFlight.delete(key);
+      },
+      (err: unknown) => {
+        const latest = this.inFlight.get(key) === stamp;
+        if (latest) this.inFlight.delete(key);
+        // Kept only when Redis was away (a refused record would be refused again).
+        if (latest && !isBadData(err)) this.pending.set(key, again);
+        this.failed(err);
+      },
+    );
   }
 
   put(c: SharedChange, ttlMs: number | null): void {
