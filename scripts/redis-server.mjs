@@ -25,6 +25,16 @@ export function freePort() {
   });
 }
 
+/** `n` distinct free ports, none of them in `taken`. */
+async function freePorts(n, taken = []) {
+  const ports = new Set();
+  while (ports.size < n) {
+    const port = await freePort();
+    if (!taken.includes(port)) ports.add(port);
+  }
+  return [...ports];
+}
+
 /**
  * A self-signed certificate for 127.0.0.1 (its own CA) in `dir`, for TLS tests; null when
  * `openssl` is missing.
@@ -159,11 +169,15 @@ async function createCluster(cli, ports, children) {
 export async function spawnRedisCluster(dir, masters = 3, password = null, tls = null) {
   const tlsCli = tls ? ['--tls', '--cacert', tls.cert] : [];
   const cli = (args) => redisCli([...tlsCli, ...authed(password, args)]);
-  const ports = [];
-  for (let i = 0; i < masters * 2; i++) ports.push(await freePort());
+  const ports = await freePorts(masters * 2);
+  // Each node's cluster bus on a port of its own: the default (its port + 10,000) may be taken,
+  // or above 65,535, and the node would not start.
+  const bus = new Map((await freePorts(masters * 2, ports)).map((b, i) => [ports[i], b]));
   const args = (port) => [
     '--cluster-enabled',
     'yes',
+    '--cluster-port',
+    String(bus.get(port)),
     '--cluster-config-file',
     `nodes-${port}.conf`,
     '--cluster-node-timeout',
@@ -261,7 +275,7 @@ async function setUpSentinels(dir, name, count, auth, children) {
   const { password = null, sentinelPassword = null } = auth;
   const cli = (args) => redisCli(authed(password, args));
   const sentinelCli = (args) => redisCli(authed(sentinelPassword, args));
-  const [primary, replica] = [await freePort(), await freePort()];
+  const [primary, replica] = await freePorts(2);
   const sub = (n) => {
     const d = join(dir, n);
     mkdirSync(d, { recursive: true });
