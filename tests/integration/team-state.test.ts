@@ -5,7 +5,7 @@ import type { SharedChange } from '../../src/main/engine/state/backend';
 import { openStateBackend, redactUrl } from '../../src/main/engine/state/index';
 import { RedisState, reconnectDelayMs } from '../../src/main/engine/state/redis';
 import { captureLogger } from '../support/gateway';
-import { redisMissing, startRedis, type TestRedis } from '../support/redis';
+import { redisMissing, slowReadsProxy, startRedis, type TestRedis } from '../support/redis';
 import { until } from '../support/team';
 
 const missing = redisMissing();
@@ -322,6 +322,38 @@ describe.skipIf(missing !== null)(`Redis scripts${missing ? ` (skipped: ${missin
       expect(read.at(-1)).toBe(2);
     } finally {
       await Promise.all([w.close(), late?.close()]);
+    }
+  });
+
+  it('a resync does not end on a record older than what a peer announced while it read', async () => {
+    // The reader's reads are answered 1 s late (within its command timeout); the writer's newer
+    // record is announced to it meanwhile.
+    const proxy = await slowReadsProxy(redis.port, 1_000);
+    const opts = { keyPrefix: 'slow-read:', log };
+    const writer = new RedisState({ ...opts, url: redis.url });
+    let reader: RedisState | null = null;
+    const record = (failures: number) => ({
+      kind: 'breaker' as const,
+      id: 'read-late',
+      value: { ...OPEN_BREAKER, state: { ...OPEN_BREAKER.state, failures } },
+    });
+    try {
+      await until('the writer connected', () => writer.view().status === 'connected');
+      writer.put(record(1), null);
+      await new Promise((r) => setTimeout(r, 100));
+      const heard: number[] = [];
+      reader = new RedisState({ ...opts, url: proxy.url, commandTimeoutMs: 5_000 });
+      reader.onChange((c) => heard.push((c.value as typeof OPEN_BREAKER).state.failures));
+      // Connected, its resync's SCAN goes out: answered at 1 s, then the values read at 2 s.
+      await until('the reader connected', () => reader?.view().status === 'connected');
+      await new Promise((r) => setTimeout(r, 1_500));
+      writer.put(record(2), null);
+      await until('the reader heard the newer one', () => heard.includes(2));
+      await new Promise((r) => setTimeout(r, 1_200));
+      expect(heard.at(-1)).toBe(2);
+    } finally {
+      await Promise.all([writer.close(), reader?.close()]);
+      await proxy.close();
     }
   });
 

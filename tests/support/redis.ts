@@ -4,6 +4,7 @@
 // killed (a failover).
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Cluster, Redis } from 'ioredis';
@@ -67,6 +68,47 @@ export async function startRedis(): Promise<TestRedis> {
     async close() {
       await stop();
       rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * A TCP proxy to the Redis on `port` that holds back, by `delayMs`, every answer on a connection
+ * once it has sent a SCAN (the resync's reads), and nothing else: a peer's messages on the
+ * subscriber connection overtake the answers to reads sent before them.
+ */
+export async function slowReadsProxy(
+  port: number,
+  delayMs: number,
+): Promise<{ url: string; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = connect(port, '127.0.0.1');
+    let reading = false;
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('error', () => {});
+      s.on('close', () => {
+        client.destroy();
+        upstream.destroy();
+      });
+    }
+    client.on('data', (d) => {
+      reading ||= /\bscan\b/i.test(d.toString('latin1'));
+      upstream.write(d);
+    });
+    // Same delay for each, so they are sent in the order they came.
+    upstream.on('data', (d) => {
+      if (reading) setTimeout(() => client.write(d), delayMs);
+      else client.write(d);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `redis://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    async close() {
+      for (const s of sockets) s.destroy();
+      await new Promise((r) => server.close(r));
     },
   };
 }

@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import Bottleneck from 'bottleneck';
 import type { TeamView } from '../../../shared/contract';
+import type { PeerMessage } from '../../../shared/schema/peer-records';
 import { ioredis } from '../lazy-module';
 import type { Logger } from '../logger';
 import type {
@@ -102,6 +103,8 @@ export class RedisState implements StateBackend {
   private readonly statusListeners: Array<(v: TeamView) => void> = [];
   /** What this instance learnt while Redis was away, by record: sent again on reconnect. */
   private readonly pending = new Map<string, () => void>();
+  /** The records peers announced during each resync now reading (see `resync`). */
+  private readonly resyncs = new Set<Set<string>>();
   /** The write of each record last sent and not yet answered (its number), by record. */
   private readonly inFlight = new Map<string, number>();
   private writes = 0;
@@ -152,7 +155,7 @@ export class RedisState implements StateBackend {
       () => openClient(target, this.connectOptions(true), true),
       this.keys,
       {
-        change: (m) => this.deliver(m, false),
+        change: (m) => this.hear(m),
         permit: (scope) => this.semaphore.wake(scope),
         ready: () => {
           this.subscribed = true;
@@ -235,16 +238,39 @@ export class RedisState implements StateBackend {
 
   /** Back after an outage (or the first connect): take what the others learnt, send ours. */
   private async resync(): Promise<void> {
-    await scanValues(this.client, this.keys.records, (v) => this.deliver(v, false));
+    // A record a peer's message named while this read runs: what was read may be older (the
+    // message can arrive before the read's answer, on the other connection), so it is passed.
+    const heard = new Set<string>();
+    this.resyncs.add(heard);
+    try {
+      await scanValues(this.client, this.keys.records, (v) => {
+        const m = this.fromPeer(v);
+        if (m && !heard.has(this.recordKey(m.change))) this.emit(m.change);
+      });
+    } finally {
+      this.resyncs.delete(heard);
+    }
     const resend = [...this.pending.values()];
     this.pending.clear();
     for (const r of resend) r();
   }
 
-  private deliver(raw: unknown, own: boolean): void {
+  /** A peer's change as announced (pub/sub). */
+  private hear(raw: unknown): void {
+    const m = this.fromPeer(raw);
+    if (!m) return;
+    for (const heard of this.resyncs) heard.add(this.recordKey(m.change));
+    this.emit(m.change);
+  }
+
+  /** A checked message of another instance, or null (bad data, or this instance's own). */
+  private fromPeer(raw: unknown): PeerMessage | null {
     const m = this.intake.read(raw);
-    if (!m || (!own && m.from === this.instance)) return;
-    for (const l of this.changeListeners) l(m.change);
+    return m && m.from !== this.instance ? m : null;
+  }
+
+  private emit(c: SharedChange): void {
+    for (const l of this.changeListeners) l(c);
   }
 
   /** A command failed: Redis is away, unless Redis answered (then what it holds is bad data). */
@@ -319,7 +345,8 @@ export class RedisState implements StateBackend {
         this.publish,
       );
       // A longer cooldown was already stored: this instance adopts it.
-      if (stored !== null) this.deliver(stored, true);
+      const kept = stored === null ? null : this.intake.read(stored);
+      if (kept) this.emit(kept.change);
     });
   }
 
