@@ -105,9 +105,8 @@ export class RedisState implements StateBackend {
   private readonly pending = new Map<string, () => void>();
   /** The records peers announced during each resync now reading (see `resync`). */
   private readonly resyncs = new Set<Set<string>>();
-  /** The write of each record last sent and not yet answered (its number), by record. */
-  private readonly inFlight = new Map<string, number>();
-  private writes = 0;
+  /** The write of each record last sent and not yet answered, by record. */
+  private readonly inFlight = new Map<string, () => void>();
   private limiters: LimiterStore | null = null;
   private readonly semaphore: RedisSemaphore;
   private readonly leases: RedisLeases;
@@ -303,14 +302,13 @@ export class RedisState implements StateBackend {
       return;
     }
     this.pending.delete(key);
-    const stamp = ++this.writes;
-    this.inFlight.set(key, stamp);
+    this.inFlight.set(key, again);
     send().then(
       () => {
-        if (this.inFlight.get(key) === stamp) this.inFlight.delete(key);
+        if (this.inFlight.get(key) === again) this.inFlight.delete(key);
       },
       (err: unknown) => {
-        const latest = this.inFlight.get(key) === stamp;
+        const latest = this.inFlight.get(key) === again;
         if (latest) this.inFlight.delete(key);
         // Kept only when Redis was away (a refused record would be refused again).
         if (latest && !isBadData(err)) this.pending.set(key, again);
