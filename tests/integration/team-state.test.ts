@@ -1,9 +1,11 @@
 // The Redis backend's atomic steps on a real Redis, two backends standing for two instances.
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateConfig } from '../../src/main/engine/config/validate';
 import type { SharedChange } from '../../src/main/engine/state/backend';
 import { openStateBackend, redactUrl } from '../../src/main/engine/state/index';
 import { RedisState, reconnectDelayMs } from '../../src/main/engine/state/redis';
+import { plainLayout } from '../../src/main/engine/state/redis-keys';
 import { captureLogger } from '../support/gateway';
 import { redisMissing, slowReadsProxy, startRedis, type TestRedis } from '../support/redis';
 import { until } from '../support/team';
@@ -327,31 +329,57 @@ describe.skipIf(missing !== null)(`Redis scripts${missing ? ` (skipped: ${missin
 
   it('a resync does not end on a record older than what a peer announced while it read', async () => {
     // The reader's reads are answered 1 s late (within its command timeout); the writer's newer
-    // record is announced to it meanwhile.
+    // record is announced to it meanwhile, and so is garbage naming another record, which must
+    // not make the resync pass over that one.
     const proxy = await slowReadsProxy(redis.port, 1_000);
     const opts = { keyPrefix: 'slow-read:', log };
     const writer = new RedisState({ ...opts, url: redis.url });
+    const peer = new Redis(redis.url);
     let reader: RedisState | null = null;
-    const record = (failures: number) => ({
+    const record = (id: string, failures: number) => ({
       kind: 'breaker' as const,
-      id: 'read-late',
+      id,
       value: { ...OPEN_BREAKER, state: { ...OPEN_BREAKER.state, failures } },
     });
+    const hostile = (id: string) => [
+      'null',
+      '[1,2]',
+      '"text"',
+      JSON.stringify({ from: 'x', kind: 'breaker', id, v: 'sk-hostile-secret-1' }),
+      JSON.stringify({ from: 'x', kind: 'breaker', id, v: { state: { name: 'sk-hostile-2' } } }),
+      JSON.stringify({ from: 'x', kind: 'breaker', id: { id }, v: OPEN_BREAKER }),
+      JSON.stringify({ from: 'x', kind: 'breaker', id: id.repeat(50_000), v: OPEN_BREAKER }),
+      `{"from":"x","kind":"breaker","id":"${id}","v":${'['.repeat(5_000)}`,
+    ];
     try {
       await until('the writer connected', () => writer.view().status === 'connected');
-      writer.put(record(1), null);
+      writer.put(record('read-late', 1), null);
+      writer.put(record('read-kept', 7), null);
       await new Promise((r) => setTimeout(r, 100));
-      const heard: number[] = [];
+      const heard = new Map<string, number[]>();
       reader = new RedisState({ ...opts, url: proxy.url, commandTimeoutMs: 5_000 });
-      reader.onChange((c) => heard.push((c.value as typeof OPEN_BREAKER).state.failures));
+      reader.onChange((c) => {
+        const seen = heard.get(c.id) ?? [];
+        heard.set(c.id, [...seen, (c.value as typeof OPEN_BREAKER).state.failures]);
+      });
       // Connected, its resync's SCAN goes out: answered at 1 s, then the values read at 2 s.
       await until('the reader connected', () => reader?.view().status === 'connected');
+      const channel = plainLayout(redis.url, 'slow-read:').changeChannels[0]!;
+      await Promise.all(hostile('read-kept').map((m) => peer.publish(channel, m)));
       await new Promise((r) => setTimeout(r, 1_500));
-      writer.put(record(2), null);
-      await until('the reader heard the newer one', () => heard.includes(2));
+      writer.put(record('read-late', 2), null);
+      await until(
+        'the reader heard the newer one',
+        () => heard.get('read-late')?.includes(2) === true,
+      );
       await new Promise((r) => setTimeout(r, 1_200));
-      expect(heard.at(-1)).toBe(2);
+      expect(heard.get('read-late')?.at(-1)).toBe(2);
+      // Every piece of garbage reached the reader, and was dropped there.
+      expect(reader.droppedPeerRecords()).toBe(hostile('read-kept').length);
+      expect(heard.get('read-kept')).toEqual([7]);
+      expect(log.lines.join('\n')).not.toContain('sk-hostile');
     } finally {
+      peer.disconnect();
       await Promise.all([writer.close(), reader?.close()]);
       await proxy.close();
     }
