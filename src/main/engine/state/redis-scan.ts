@@ -8,8 +8,18 @@ function primaries(client: AnyRedis): Redis[] {
   return client.isCluster ? (client as Cluster).nodes('master') : [client as Redis];
 }
 
-/** Answered when every primary answers (a Cluster is back only when each of its shards is). */
-export function pingAll(client: AnyRedis): Promise<unknown> {
+/**
+ * Answered when every primary answers (a Cluster is back only when each of its shards is). A
+ * Cluster's client is asked for the current layout first: after a failover it can be ready while
+ * its own layout still names the primary that died, or lacks the replica that took over.
+ */
+export async function pingAll(client: AnyRedis): Promise<unknown> {
+  if (client.isCluster) {
+    const cluster = client as Cluster;
+    await new Promise<void>((resolve, reject) =>
+      cluster.refreshSlotsCache((err) => (err ? reject(err) : resolve())),
+    );
+  }
   return Promise.all(primaries(client).map((n) => n.ping()));
 }
 

@@ -132,7 +132,7 @@ export class RedisState implements StateBackend {
     this.scripts = this.client as unknown as ScriptClient;
     this.outage = new OutageProbe(
       () => pingAll(this.client),
-      () => this.maybeUp(),
+      () => this.upIfReady(),
       opts.probeIntervalMs ?? 1_000,
     );
     const connected = () => this.status === 'connected';
@@ -169,8 +169,26 @@ export class RedisState implements StateBackend {
     );
   }
 
+  /**
+   * Both connections are ready again: back once every primary answers. Declared on `ready`
+   * alone, a Cluster's resync could meet a primary that died in the failover, and the status
+   * would go back and forth.
+   */
   private maybeUp(): void {
-    if (this.clientReady && this.subscribed) this.up();
+    if (!this.clientReady || !this.subscribed || this.status === 'connected') return;
+    pingAll(this.client).then(
+      () => this.upIfReady(),
+      (err: unknown) => {
+        if (this.closed) return;
+        this.down(err instanceof Error ? err.message : String(err));
+        // Also on the first connect, which no outage has started the probe for.
+        this.outage.start();
+      },
+    );
+  }
+
+  private upIfReady(): void {
+    if (this.clientReady && this.subscribed && !this.closed) this.up();
   }
 
   private connectOptions(subscriber: boolean): ConnectOptions {
