@@ -32,7 +32,7 @@ import { pingAll, scanValues } from './redis-scan';
 import { RedisSemaphore } from './redis-semaphore';
 import { RedisSubscriber } from './redis-subscriber';
 import { type AnyRedis, type ConnectOptions, openClient, type RedisTarget } from './redis-target';
-import { LENGTHEN, PUT, RELEASE_PROBE } from './scripts';
+import { type Publish, recordScripts, type ScriptClient } from './scripts';
 
 export interface RedisStateOptions {
   /** Where Redis is; `url` alone is a single Redis. */
@@ -44,28 +44,6 @@ export interface RedisStateOptions {
   commandTimeoutMs?: number;
   /** While away with the socket open, Redis is asked (PING) this often whether it is back. */
   probeIntervalMs?: number;
-}
-
-type Publish = 'PUBLISH' | 'SPUBLISH';
-
-interface ScriptClient {
-  bwPut(
-    key: string,
-    channel: string,
-    msg: string,
-    ttl: number,
-    del: 0 | 1,
-    cmd: Publish,
-  ): Promise<number>;
-  bwLengthen(
-    key: string,
-    channel: string,
-    msg: string,
-    until: number,
-    ttl: number,
-    cmd: Publish,
-  ): Promise<string | null>;
-  bwReleaseProbe(key: string, token: string): Promise<number>;
 }
 
 /** Reconnection backoff: 100 ms doubling to 5 s. */
@@ -126,10 +104,7 @@ export class RedisState implements StateBackend {
         : plainLayout(target.kind === 'single' ? target.url : null, opts.keyPrefix);
     this.publish = this.keys.sharded ? 'SPUBLISH' : 'PUBLISH';
     this.client = openClient(target, this.connectOptions(false));
-    this.client.defineCommand('bwPut', { numberOfKeys: 1, lua: PUT });
-    this.client.defineCommand('bwLengthen', { numberOfKeys: 1, lua: LENGTHEN });
-    this.client.defineCommand('bwReleaseProbe', { numberOfKeys: 1, lua: RELEASE_PROBE });
-    this.scripts = this.client as unknown as ScriptClient;
+    this.scripts = recordScripts(this.client);
     this.outage = new OutageProbe(
       () => pingAll(this.client),
       () => this.upIfReady(),

@@ -3,6 +3,8 @@
 // script that announces takes the publish command as its last argument: PUBLISH, or SPUBLISH on
 // a Cluster, where the channel is in the slot of the script's key (see redis-keys.ts).
 
+import type { AnyRedis } from './redis-target';
+
 /**
  * Stores (or deletes) a record and announces it. KEYS: record; ARGV: channel, message, ttl,
  * delete, publish command.
@@ -119,3 +121,34 @@ if ok == 1 then
   redis.call('PEXPIRE', KEYS[1], ARGV[#KEYS + 1])
 end
 return {ok, used}`;
+
+export type Publish = 'PUBLISH' | 'SPUBLISH';
+
+/** The record scripts as commands of a client (`recordScripts`). */
+export interface ScriptClient {
+  bwPut(
+    key: string,
+    channel: string,
+    msg: string,
+    ttl: number,
+    del: 0 | 1,
+    cmd: Publish,
+  ): Promise<number>;
+  bwLengthen(
+    key: string,
+    channel: string,
+    msg: string,
+    until: number,
+    ttl: number,
+    cmd: Publish,
+  ): Promise<string | null>;
+  bwReleaseProbe(key: string, token: string): Promise<number>;
+}
+
+/** Defines the record scripts on `client` (ioredis sends each by its hash once loaded). */
+export function recordScripts(client: AnyRedis): ScriptClient {
+  client.defineCommand('bwPut', { numberOfKeys: 1, lua: PUT });
+  client.defineCommand('bwLengthen', { numberOfKeys: 1, lua: LENGTHEN });
+  client.defineCommand('bwReleaseProbe', { numberOfKeys: 1, lua: RELEASE_PROBE });
+  return client as unknown as ScriptClient;
+}
