@@ -108,6 +108,7 @@ export class RedisState implements StateBackend {
     this.outage = new OutageProbe(
       () => pingAll(this.client),
       () => this.upIfReady(),
+      (err) => this.down(err instanceof Error ? err.message : String(err)),
       opts.probeIntervalMs ?? 1_000,
     );
     const connected = () => this.status === 'connected';
@@ -145,25 +146,18 @@ export class RedisState implements StateBackend {
   }
 
   /**
-   * Both connections are ready again: back once every primary answers. Declared on `ready`
-   * alone, a Cluster's resync could meet a primary that died in the failover, and the status
-   * would go back and forth.
+   * Both connections are ready again: back once every primary answers (the probe asks). Declared
+   * on `ready` alone, a Cluster's resync could meet a primary that died in the failover, and the
+   * status would go back and forth.
    */
   private maybeUp(): void {
-    if (!this.clientReady || !this.subscribed || this.status === 'connected') return;
-    pingAll(this.client).then(
-      () => this.upIfReady(),
-      (err: unknown) => {
-        if (this.closed) return;
-        this.down(err instanceof Error ? err.message : String(err));
-        // Also on the first connect, which no outage has started the probe for.
-        this.outage.start();
-      },
-    );
+    if (this.clientReady && this.subscribed && this.status !== 'connected' && !this.closed) {
+      this.outage.askNow();
+    }
   }
 
   private upIfReady(): void {
-    if (this.clientReady && this.subscribed && !this.closed) this.up();
+    if (this.clientReady && this.subscribed) this.up();
   }
 
   private connectOptions(subscriber: boolean): ConnectOptions {
