@@ -40,4 +40,19 @@ describe('a request context keeps one set of members for its whole life', () => 
     expect(ctx.ir).toBeUndefined();
     expect(ctx.translated).toBeUndefined();
   });
+
+  it('a rewritten conversation is what the IR and the token estimate read next, not the old one', () => {
+    const ctx = context();
+    const before = irOf(ctx);
+    const tokensBefore = inputTokensOf(ctx);
+    const longer = 'a much longer instruction for the final call '.repeat(20);
+    rewriteConversation(ctx, {
+      ...before,
+      messages: [{ role: 'user', parts: [{ type: 'text', text: longer }] }],
+    });
+    const after = irOf(ctx);
+    expect(after).not.toBe(before);
+    expect(JSON.stringify(after.messages)).toContain('a much longer instruction');
+    expect(inputTokensOf(ctx)).toBeGreaterThan(tokensBefore);
+  });
 });

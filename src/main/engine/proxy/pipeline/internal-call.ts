@@ -87,6 +87,9 @@ export async function internalCall(
     background: false,
     parsed: json,
     raw,
+    // The client request's IR and estimate are not this call's.
+    ir: undefined,
+    inputTokens: undefined,
     steps: [
       `${parent.combo ? `combo ${parent.combo.name} (${parent.combo.strategy})` : 'combo'}: ${request.role} call`,
     ],

@@ -73,8 +73,10 @@ export function rewriteConversation(ctx: RequestContext, ir: IrRequest): void {
   }
   ctx.parsed = body;
   ctx.raw = Buffer.from(JSON.stringify(body));
-  // Translations of the old body must not be sent.
+  // Translations of the old body must not be sent, nor its IR and token estimate read.
   ctx.translated = undefined;
+  ctx.ir = undefined;
+  ctx.inputTokens = undefined;
 }
 
 /** The request's candidates for one `provider/model[@connection]` of its combo. */
