@@ -46,6 +46,11 @@ export interface RedisStateOptions {
   probeIntervalMs?: number;
 }
 
+/** What an outage is logged as: a failed command's message. */
+function reasonOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
 /** Reconnection backoff: 100 ms doubling to 5 s. */
 export function reconnectDelayMs(attempt: number): number {
   return Math.min(5_000, 100 * 2 ** Math.min(Math.max(0, attempt - 1), 6));
@@ -108,7 +113,7 @@ export class RedisState implements StateBackend {
     this.outage = new OutageProbe(
       () => pingAll(this.client),
       () => this.upIfReady(),
-      (err) => this.down(err instanceof Error ? err.message : String(err)),
+      (err) => this.down(reasonOf(err)),
       opts.probeIntervalMs ?? 1_000,
     );
     const connected = () => this.status === 'connected';
@@ -262,7 +267,7 @@ export class RedisState implements StateBackend {
   /** A command failed: Redis is away, unless Redis answered (then what it holds is bad data). */
   private failed(err: unknown): void {
     if (isBadData(err)) this.intake.reject(err);
-    else this.down(err instanceof Error ? err.message : String(err));
+    else this.down(reasonOf(err));
   }
 
   // ---------------------------------------------------------------- records
