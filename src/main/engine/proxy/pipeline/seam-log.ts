@@ -1,5 +1,6 @@
 import type { WireFormat } from '../../translate';
 import { bytesAt } from '../../wire/json-members';
+import { Slab } from '../../wire/slab';
 
 const LF2 = Buffer.from('\n\n');
 const CRLF2 = Buffer.from('\r\n\r\n');
@@ -56,6 +57,8 @@ export class StreamErrorEventError extends Error {
 /** The first block a stream's log copies into; each next one is twice the size, up to the last. */
 const FIRST_BLOCK = 4 * 1024;
 const LAST_BLOCK = 256 * 1024;
+/** Where blocks come from: a stream's first blocks (up to 32 KB), from slabs that streams share. */
+const BLOCKS = new Slab(128 * 1024);
 
 /**
  * What a stream has carried, kept while continuation may need it (issue 28): the bytes as they
@@ -96,7 +99,7 @@ export class SeamLog {
     if (block === null || block.length - this.used < chunk.length) {
       if (block !== null && this.used > 0) this.full.push(block.subarray(0, this.used));
       const next = block === null ? FIRST_BLOCK : Math.min(LAST_BLOCK, block.length * 2);
-      block = Buffer.allocUnsafeSlow(Math.max(next, chunk.length));
+      block = BLOCKS.take(Math.max(next, chunk.length));
       this.block = block;
       this.used = 0;
     }
