@@ -7,6 +7,7 @@ import buildConnector from 'undici/lib/core/connect.js';
 import Pool from 'undici/lib/dispatcher/pool.js';
 import type { ProviderFormat, UpstreamTimeouts } from '../../../shared/contract';
 import type { CatalogProvider } from '../config/catalog';
+import type { OutgoingBody } from '../wire/body-pieces';
 import { type BodySource, UpstreamBody } from './upstream-body';
 
 export interface UpstreamCall {
@@ -14,7 +15,8 @@ export interface UpstreamCall {
   /** Path appended to the provider's base URL, e.g. `/chat/completions`. */
   path: string;
   headers: Record<string, string>;
-  body: Buffer;
+  /** A large body comes in pieces: undici writes any iterable (its types list only a few). */
+  body: OutgoingBody;
   timeouts: UpstreamTimeouts;
 }
 
@@ -219,7 +221,7 @@ export class UpstreamPools {
         method: 'POST',
         path: `${prefix}${call.path}`,
         headers: call.headers,
-        body: call.body,
+        body: call.body as Buffer,
         headersTimeout: call.timeouts.firstByteMs,
         bodyTimeout: call.timeouts.idleMs,
       },

@@ -6,12 +6,13 @@ import { classifyAttemptError, readBounded } from '../../upstream/attempt';
 import { type FirstEventError, peekFirstEventError } from '../../upstream/first-event';
 import { upstreamHeaders } from '../../upstream/headers';
 import { type UpstreamResponse, upstreamPath } from '../../upstream/pools';
+import { bytesOf, type OutgoingBody } from '../../wire/body-pieces';
 import { ContentIdleWatch } from '../stream-watch';
 import type { Attempt, CallOutcome } from './attempt';
 import { holdAttempt, keepAnswer } from './capture';
 import type { RequestContext } from './context';
 import { ExecutionExpiredError } from './hold';
-import { NO_MEMBERS, passthroughBody, withMembers } from './passthrough-body';
+import { NO_MEMBERS, outgoingPassthrough, withMembers } from './passthrough-body';
 import { cacheKeyMember, sessionCacheKey } from './prompt-cache';
 import { ShapedSend } from './shape';
 import { addsUsage, USAGE_ASKED, usageAskedAgain } from './stream-usage';
@@ -38,7 +39,7 @@ export async function call(a: Attempt): Promise<CallOutcome> {
     const secret = ctx.catalog.secretOf(candidate.connection);
     const path = upstreamPathFor(ctx, candidate);
     const sendBody = (
-      body: Buffer,
+      body: OutgoingBody,
       extra: Readonly<Record<string, string>>,
     ): Promise<UpstreamResponse> => {
       if (cancel.reason) return Promise.reject(cancel.reason);
@@ -53,7 +54,7 @@ export async function call(a: Attempt): Promise<CallOutcome> {
       if (held) {
         held.path = path;
         held.headers = headers;
-        held.body = body;
+        held.body = bytesOf(body);
       }
       const exchange = deps.pools.request({
         provider: candidate.target.provider,
@@ -152,7 +153,7 @@ export function isEventStream(upstream: UpstreamResponse): boolean {
 
 const ASKED_ONLY: readonly Buffer[] = [USAGE_ASKED];
 
-function attemptBody(a: Attempt): Buffer {
+function attemptBody(a: Attempt): OutgoingBody {
   const { ctx, candidate } = a;
   const model = candidate.target.model;
   const translated = translatedFor(ctx, candidate);
@@ -164,10 +165,10 @@ function attemptBody(a: Attempt): Buffer {
   if (ctx.endpoint.gemini) return ctx.raw;
   const cacheKey = sessionCacheKey(ctx, candidate.target.provider);
   const keyed = cacheKey === null ? NO_MEMBERS : [cacheKeyMember(cacheKey)];
-  if (!addsUsage(ctx, candidate)) return passthroughBody(ctx, model, keyed);
+  if (!addsUsage(ctx, candidate)) return outgoingPassthrough(ctx, model, keyed);
   const again = usageAskedAgain(ctx, model);
   if (again) return withMembers(again, keyed);
-  return passthroughBody(ctx, model, cacheKey === null ? ASKED_ONLY : [...keyed, USAGE_ASKED]);
+  return outgoingPassthrough(ctx, model, cacheKey === null ? ASKED_ONLY : [...keyed, USAGE_ASKED]);
 }
 
 const WIRE_PATHS: Record<Exclude<WireFormat, 'gemini'>, string> = {

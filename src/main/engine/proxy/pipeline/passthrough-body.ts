@@ -1,4 +1,5 @@
 import { RecentValues } from '../../bounded-map';
+import { joinedOrPieces, type OutgoingBody } from '../../wire/body-pieces';
 import { skipWs } from '../../wire/json-members';
 import { topLevelModelSpan } from '../../wire/model-rewrite';
 import { bodyOf, type RequestContext } from './context';
@@ -31,20 +32,39 @@ export function passthroughBody(
   model: string,
   front: readonly Buffer[],
 ): Buffer {
+  const parts = passthroughParts(ctx, model, front);
+  return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+}
+
+/**
+ * What `passthroughBody` joins, as the upstream call sends it: a large body goes as the client's
+ * bytes around the new ones, with no copy at all (body-pieces.ts).
+ */
+export function outgoingPassthrough(
+  ctx: RequestContext,
+  model: string,
+  front: readonly Buffer[],
+): OutgoingBody {
+  const parts = passthroughParts(ctx, model, front);
+  return parts.length === 1 ? parts[0]! : joinedOrPieces(parts, ctx.raw.length);
+}
+
+/** The body in the parts it is made of; one part when it is sent as some buffer already is. */
+function passthroughParts(ctx: RequestContext, model: string, front: readonly Buffer[]): Buffer[] {
   const raw = ctx.raw;
-  if (model === ctx.model) return withMembers(raw, front);
+  if (model === ctx.model) return memberParts(raw, front);
   const known = ctx.modelSpan;
   const span = known !== null && known.of === raw ? known : topLevelModelSpan(raw, true);
   if (span === null)
-    return withMembers(Buffer.from(JSON.stringify({ ...bodyOf(ctx), model })), front);
+    return memberParts(Buffer.from(JSON.stringify({ ...bodyOf(ctx), model })), front);
   const open = skipWs(raw, 0) + 1;
-  return Buffer.concat([
+  return [
     raw.subarray(0, open),
     ...front,
     raw.subarray(open, span.start),
     QUOTED_MODELS.get(model),
     raw.subarray(span.end),
-  ]);
+  ];
 }
 
 /**
@@ -53,7 +73,12 @@ export function passthroughBody(
  * holds its model.
  */
 export function withMembers(body: Buffer, front: readonly Buffer[]): Buffer {
-  if (front.length === 0) return body;
+  const parts = memberParts(body, front);
+  return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+}
+
+function memberParts(body: Buffer, front: readonly Buffer[]): Buffer[] {
+  if (front.length === 0) return [body];
   const open = skipWs(body, 0) + 1;
-  return Buffer.concat([body.subarray(0, open), ...front, body.subarray(open)]);
+  return [body.subarray(0, open), ...front, body.subarray(open)];
 }

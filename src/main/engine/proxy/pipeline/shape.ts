@@ -14,6 +14,7 @@ import {
 import { readBounded } from '../../upstream/attempt';
 import type { UpstreamResponse } from '../../upstream/pools';
 import { UpstreamBody } from '../../upstream/upstream-body';
+import { bytesOf, type OutgoingBody } from '../../wire/body-pieces';
 import type { Attempt, ShapeRefusal } from './attempt';
 import type { ShapeDeps } from './deps';
 
@@ -21,7 +22,7 @@ type Json = Record<string, unknown>;
 
 /** Sends one request body with these extra headers: the upstream call itself. */
 export type SendBody = (
-  body: Buffer,
+  body: OutgoingBody,
   extra: Readonly<Record<string, string>>,
 ) => Promise<UpstreamResponse>;
 
@@ -33,7 +34,7 @@ const SHAPE_STATUSES = new Set([400, 422]);
  * The body as routing made it for an attempt: the client's bytes, or the translation, with the
  * model set.
  */
-export type AttemptBody = (a: Attempt) => Buffer;
+export type AttemptBody = (a: Attempt) => OutgoingBody;
 
 /**
  * The upstream call of one attempt with the request-shape repairs (issue 17): the body goes out
@@ -44,7 +45,7 @@ export type AttemptBody = (a: Attempt) => Buffer;
  * attempt: a lane retry sends the body as repaired so far.
  */
 export class ShapedSend {
-  private bytes: Buffer | null = null;
+  private bytes: OutgoingBody | null = null;
   private json: Json | null = null;
   /** Made by the first repair: most attempts have none. */
   private learnt: LearntFix[] | null = null;
@@ -157,7 +158,7 @@ export class ShapedSend {
   }
 
   /** The body to send first: with the learnt fixes when there are any, else as routing made it. */
-  private withLearnt(): Buffer {
+  private withLearnt(): OutgoingBody {
     const { a, shape } = this;
     const provider = a.candidate.target.provider.id;
     const model = a.candidate.target.model;
@@ -179,7 +180,7 @@ export class ShapedSend {
    * refused request or a model with learnt fixes pays for it.
    */
   private originalJson(): Json {
-    return JSON.parse(this.original(this.a).toString('utf8')) as Json;
+    return JSON.parse(bytesOf(this.original(this.a)).toString('utf8')) as Json;
   }
 
   private remember(): void {

@@ -1,0 +1,91 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startGateway, type TestGateway } from '../support/gateway';
+
+// An agent-sized body whose model the gateway renames goes to the upstream as the client's bytes
+// around the new ones, written piece by piece (wire/body-pieces.ts), not as one joined copy.
+// These hold what the upstream receives to what a joined copy carried.
+
+let gw: TestGateway;
+beforeAll(async () => {
+  gw = await startGateway();
+});
+afterAll(() => gw.close());
+beforeEach(() => {
+  gw.primary.reset();
+  gw.backup.reset();
+  gw.resetResilience();
+});
+
+function body(kb: number, extra: Record<string, unknown> = {}): string {
+  const turn = 'Rename `load()` — "quoted", C:\\path\n\ttab, émoji 🚀 ';
+  const messages = Array.from({ length: Math.ceil((kb * 1024) / (turn.length * 8)) }, (_, i) => ({
+    role: i % 2 === 0 ? 'user' : 'assistant',
+    content: turn.repeat(8),
+  }));
+  return JSON.stringify({ model: 'coder', messages, ...extra });
+}
+
+async function post(sent: string): Promise<Response> {
+  return fetch(`${gw.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: sent,
+  });
+}
+
+describe('an agent-sized body sent in pieces', () => {
+  it('reaches the target that failed and then the next one byte for byte, with its length', async () => {
+    gw.primary.script({ status: 503 });
+    const sent = body(150);
+    const res = await post(sent);
+    expect(res.status).toBe(200);
+    await res.json();
+    const first = gw.primary.requests[0]!;
+    const second = gw.backup.requests[0]!;
+    expect(first.rawBody).toBe(sent.replace('"model":"coder"', '"model":"gpt-test"'));
+    expect(second.rawBody).toBe(sent.replace('"model":"coder"', '"model":"gpt-backup"'));
+    expect(Number(second.headers['content-length'])).toBe(Buffer.byteLength(second.rawBody));
+  });
+
+  it('a connection reset by the first target: the next still gets the whole body', async () => {
+    gw.primary.script({ resetBeforeHeaders: true });
+    const sent = body(1024);
+    const res = await post(sent);
+    expect(res.status).toBe(200);
+    await res.json();
+    expect(gw.backup.requests[0]!.rawBody).toBe(
+      sent.replace('"model":"coder"', '"model":"gpt-backup"'),
+    );
+  });
+
+  it('carries the members the gateway puts in front (a stream that did not ask for usage)', async () => {
+    const sent = body(100, { stream: true });
+    const res = await post(sent);
+    expect(res.status).toBe(200);
+    await res.text();
+    const received = gw.primary.requests[0]!.rawBody;
+    expect(received).toBe(
+      `{"stream_options":{"include_usage":true},${sent.slice(1).replace('"model":"coder"', '"model":"gpt-test"')}`,
+    );
+  });
+
+  it('a body of several megabytes goes whole, past the socket’s buffer', async () => {
+    const sent = body(3 * 1024);
+    const res = await post(sent);
+    expect(res.status).toBe(200);
+    await res.json();
+    expect(gw.primary.requests[0]!.rawBody).toBe(
+      sent.replace('"model":"coder"', '"model":"gpt-test"'),
+    );
+  });
+
+  it('concurrent agent-sized requests each reach the upstream whole', async () => {
+    const bodies = Array.from({ length: 12 }, (_, i) => body(70 + i * 10, { user: `u${i}` }));
+    const answers = await Promise.all(bodies.map((b) => post(b)));
+    for (const a of answers) expect(a.status).toBe(200);
+    await Promise.all(answers.map((a) => a.json()));
+    const received = new Set(gw.primary.requests.map((r) => r.rawBody));
+    for (const b of bodies)
+      expect(received.has(b.replace('"model":"coder"', '"model":"gpt-test"'))).toBe(true);
+  });
+});
