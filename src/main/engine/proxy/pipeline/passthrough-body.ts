@@ -32,8 +32,7 @@ export function passthroughBody(
   model: string,
   front: readonly Buffer[],
 ): Buffer {
-  const parts = passthroughParts(ctx, model, front);
-  return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+  return joined(passthroughParts(ctx, model, front));
 }
 
 /**
@@ -46,11 +45,15 @@ export function outgoingPassthrough(
   front: readonly Buffer[],
 ): OutgoingBody {
   const parts = passthroughParts(ctx, model, front);
-  return parts.length === 1 ? parts[0]! : joinedOrPieces(parts, ctx.raw.length);
+  return Buffer.isBuffer(parts) ? parts : joinedOrPieces(parts, ctx.raw.length);
 }
 
-/** The body in the parts it is made of; one part when it is sent as some buffer already is. */
-function passthroughParts(ctx: RequestContext, model: string, front: readonly Buffer[]): Buffer[] {
+/** The body in the parts it is made of, or a buffer that is sent as it is (no array made). */
+function passthroughParts(
+  ctx: RequestContext,
+  model: string,
+  front: readonly Buffer[],
+): Buffer | Buffer[] {
   const raw = ctx.raw;
   if (model === ctx.model) return memberParts(raw, front);
   const known = ctx.modelSpan;
@@ -73,12 +76,15 @@ function passthroughParts(ctx: RequestContext, model: string, front: readonly Bu
  * holds its model.
  */
 export function withMembers(body: Buffer, front: readonly Buffer[]): Buffer {
-  const parts = memberParts(body, front);
-  return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+  return joined(memberParts(body, front));
 }
 
-function memberParts(body: Buffer, front: readonly Buffer[]): Buffer[] {
-  if (front.length === 0) return [body];
+function memberParts(body: Buffer, front: readonly Buffer[]): Buffer | Buffer[] {
+  if (front.length === 0) return body;
   const open = skipWs(body, 0) + 1;
   return [body.subarray(0, open), ...front, body.subarray(open)];
+}
+
+function joined(parts: Buffer | Buffer[]): Buffer {
+  return Buffer.isBuffer(parts) ? parts : Buffer.concat(parts);
 }
