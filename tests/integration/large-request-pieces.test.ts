@@ -33,59 +33,56 @@ async function post(sent: string): Promise<Response> {
   });
 }
 
+/** `sent` as the target that knows the combo's model as `model` must receive it. */
+function renamed(sent: string, model: string): string {
+  return sent.replace('"model":"coder"', `"model":"${model}"`);
+}
+
+/** Posts `sent` and reads its answer whole (a stream's as text), which must be a success. */
+async function answered(sent: string, stream = false): Promise<void> {
+  const res = await post(sent);
+  expect(res.status).toBe(200);
+  await (stream ? res.text() : res.json());
+}
+
 describe('an agent-sized body sent in pieces', () => {
   it('reaches the target that failed and then the next one byte for byte, with its length', async () => {
     gw.primary.script({ status: 503 });
     const sent = body(150);
-    const res = await post(sent);
-    expect(res.status).toBe(200);
-    await res.json();
+    await answered(sent);
     const first = gw.primary.requests[0]!;
     const second = gw.backup.requests[0]!;
-    expect(first.rawBody).toBe(sent.replace('"model":"coder"', '"model":"gpt-test"'));
-    expect(second.rawBody).toBe(sent.replace('"model":"coder"', '"model":"gpt-backup"'));
+    expect(first.rawBody).toBe(renamed(sent, 'gpt-test'));
+    expect(second.rawBody).toBe(renamed(sent, 'gpt-backup'));
     expect(Number(second.headers['content-length'])).toBe(Buffer.byteLength(second.rawBody));
   });
 
   it('a connection reset by the first target: the next still gets the whole body', async () => {
     gw.primary.script({ resetBeforeHeaders: true });
     const sent = body(1024);
-    const res = await post(sent);
-    expect(res.status).toBe(200);
-    await res.json();
-    expect(gw.backup.requests[0]!.rawBody).toBe(
-      sent.replace('"model":"coder"', '"model":"gpt-backup"'),
-    );
+    await answered(sent);
+    expect(gw.backup.requests[0]!.rawBody).toBe(renamed(sent, 'gpt-backup'));
   });
 
   it('carries the members the gateway puts in front (a stream that did not ask for usage)', async () => {
     const sent = body(100, { stream: true });
-    const res = await post(sent);
-    expect(res.status).toBe(200);
-    await res.text();
+    await answered(sent, true);
     const received = gw.primary.requests[0]!.rawBody;
     expect(received).toBe(
-      `{"stream_options":{"include_usage":true},${sent.slice(1).replace('"model":"coder"', '"model":"gpt-test"')}`,
+      `{"stream_options":{"include_usage":true},${renamed(sent.slice(1), 'gpt-test')}`,
     );
   });
 
   it('a body of several megabytes goes whole, past the socket’s buffer', async () => {
     const sent = body(3 * 1024);
-    const res = await post(sent);
-    expect(res.status).toBe(200);
-    await res.json();
-    expect(gw.primary.requests[0]!.rawBody).toBe(
-      sent.replace('"model":"coder"', '"model":"gpt-test"'),
-    );
+    await answered(sent);
+    expect(gw.primary.requests[0]!.rawBody).toBe(renamed(sent, 'gpt-test'));
   });
 
   it('concurrent agent-sized requests each reach the upstream whole', async () => {
     const bodies = Array.from({ length: 12 }, (_, i) => body(70 + i * 10, { user: `u${i}` }));
-    const answers = await Promise.all(bodies.map((b) => post(b)));
-    for (const a of answers) expect(a.status).toBe(200);
-    await Promise.all(answers.map((a) => a.json()));
+    await Promise.all(bodies.map((b) => answered(b)));
     const received = new Set(gw.primary.requests.map((r) => r.rawBody));
-    for (const b of bodies)
-      expect(received.has(b.replace('"model":"coder"', '"model":"gpt-test"'))).toBe(true);
+    for (const b of bodies) expect(received.has(renamed(b, 'gpt-test'))).toBe(true);
   });
 });

@@ -10,7 +10,7 @@
 export class BodyPieces implements Iterable<Buffer> {
   readonly length: number;
 
-  private constructor(readonly pieces: readonly Buffer[]) {
+  private constructor(private readonly pieces: readonly Buffer[]) {
     let n = 0;
     for (const p of pieces) n += p.length;
     this.length = n;
