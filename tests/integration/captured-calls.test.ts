@@ -143,6 +143,29 @@ describe('captured calls', () => {
     expect(body).toContain('[DONE]');
   });
 
+  it('keeps an agent-sized body that went upstream in pieces whole, renamed and redacted', async () => {
+    gw.primary.script(failing('x'));
+    gw.backup.script(failing('y'));
+    // Past 64 KB a renamed body goes upstream as pieces (wire/body-pieces.ts), joined only here.
+    const turn = `edit the file; key ${OPENAI_KEY} — "quoted" 🚀 `;
+    const messages = [{ role: 'user', content: turn.repeat(2000) }];
+    expect((await chat({ model: 'coder', messages })).status).toBe(500);
+    const { text, json } = await detail((await lastRow()).id);
+    for (const secret of SECRETS) expect(text).not.toContain(secret);
+    const [first, second] = json.attempts;
+    const redacted = turn.replace(OPENAI_KEY, '[redacted]').repeat(2000);
+    for (const [attempt, model] of [
+      [first, 'gpt-test'],
+      [second, 'gpt-backup'],
+    ] as const) {
+      expect(attempt!.request.truncated).toBe(false);
+      expect(JSON.parse(attempt!.request.body!)).toEqual({
+        model,
+        messages: [{ role: 'user', content: redacted }],
+      });
+    }
+  });
+
   it('cuts a huge body at captureMaxBytes, marks it, and will not replay it', async () => {
     await settings({ 'requestLog.captureMaxBytes': 1024 });
     gw.primary.script(failing('x'));

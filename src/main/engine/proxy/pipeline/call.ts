@@ -6,7 +6,7 @@ import { classifyAttemptError, readBounded } from '../../upstream/attempt';
 import { type FirstEventError, peekFirstEventError } from '../../upstream/first-event';
 import { upstreamHeaders } from '../../upstream/headers';
 import { type UpstreamResponse, upstreamPath } from '../../upstream/pools';
-import { bytesOf, type OutgoingBody } from '../../wire/body-pieces';
+import type { OutgoingBody } from '../../wire/body-pieces';
 import { ContentIdleWatch } from '../stream-watch';
 import type { Attempt, CallOutcome } from './attempt';
 import { holdAttempt, keepAnswer } from './capture';
@@ -54,7 +54,7 @@ export async function call(a: Attempt): Promise<CallOutcome> {
       if (held) {
         held.path = path;
         held.headers = headers;
-        held.body = bytesOf(body);
+        held.body = body;
       }
       const exchange = deps.pools.request({
         provider: candidate.target.provider,

@@ -5,6 +5,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { CapturedAttempt, CapturedMessage } from '../../../../shared/contract';
 import { redactSecrets } from '../../logger';
+import { bytesOf } from '../../wire/body-pieces';
 import type { AnswerKeep, HeldAttempt, HeldCapture, StoredCapture } from './capture-held';
 import type { RequestContext } from './context';
 
@@ -59,7 +60,7 @@ function attemptOf(
       method: 'POST',
       url: redactUrl(`${a.baseUrl.replace(/\/+$/, '')}${a.path}`, secrets),
       headers: a.headers ? redactHeaders(a.headers, secrets) : {},
-      ...bodyText(a.body, maxBytes, secrets),
+      ...bodyText(a.body && bytesOf(a.body), maxBytes, secrets),
     },
     response: answered
       ? {

@@ -4,6 +4,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { CapturedAttempt, CapturedClientRequest } from '../../../../shared/contract';
 import type { BodyTap } from '../../upstream/upstream-body';
+import type { OutgoingBody } from '../../wire/body-pieces';
 
 export type CaptureMode = 'failed' | 'all' | 'off';
 
@@ -27,7 +28,8 @@ export interface HeldAttempt {
   baseUrl: string;
   path: string;
   headers: Readonly<Record<string, string>> | null;
-  body: Buffer | null;
+  /** As it went out: pieces stay pieces until a capture is built, which most requests never are. */
+  body: OutgoingBody | null;
   status: number | null;
   responseHeaders: IncomingHttpHeaders | null;
   responseBody: Buffer | null;
