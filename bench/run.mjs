@@ -338,6 +338,22 @@ async function scenarioThroughput(systems, stream) {
   );
 }
 
+/**
+ * `a`'s CPU per request over `b`'s as the median of the ratios of their rounds taken in pairs,
+ * round i of `a` with round i of `b` (run back to back; with --processes, the same process's
+ * turn), as bench/cpu.mjs judges: the VM's speed drifts by more than the targets' margins from
+ * one minute to the next, and a ratio of medians can set a fast round of one against a slow round
+ * of the other, while a pair shares its minute. The ratio of the medians is printed beside it.
+ */
+function pairedRatio(a, b) {
+  const n = Math.min(a.rounds.length, b.rounds.length);
+  const ratios = Array.from(
+    { length: n },
+    (_, i) => a.rounds[i].cpuUsPerReq / b.rounds[i].cpuUsPerReq,
+  );
+  return median(ratios);
+}
+
 async function scenarioStreaming(systems) {
   log('3. streaming, 100 chunks 1 ms apart, concurrency 1: time to first byte, per-chunk delay');
   await setStep({ text: STAMP.repeat(100), chunks: 100, chunkDelayMs: 1, stampMarker: STAMP });
@@ -459,17 +475,14 @@ function targets(r) {
     // would hide the difference; unpinned, req/s mostly measures who won the fight for cores.
     {
       name: 'c=64 throughput capacity ≥ 0.8× reference (non-streaming)',
-      value: ratio(r.throughput.reference.cpuUsPerReq, r.throughput.breakwater.cpuUsPerReq),
+      value: pairedRatio(r.throughput.reference, r.throughput.breakwater),
       limit: 0.8,
       unit: '×',
       le: false,
     },
     {
       name: 'c=64 throughput capacity ≥ 0.8× reference (streaming)',
-      value: ratio(
-        r.streamThroughput.reference.cpuUsPerReq,
-        r.streamThroughput.breakwater.cpuUsPerReq,
-      ),
+      value: pairedRatio(r.streamThroughput.reference, r.streamThroughput.breakwater),
       limit: 0.8,
       unit: '×',
       le: false,
@@ -550,14 +563,25 @@ function report(r, t) {
     diff ? f(m.breakwater[key] - m.direct[key]) : '',
     ratio ? f(m.breakwater[key] / m.reference[key], 2) : '',
   ];
+  /** The capacity the target judges: reference CPU / Breakwater CPU, rounds in pairs. */
+  const capacityRow = (label, m) => [
+    label,
+    '',
+    '',
+    '',
+    '',
+    f(pairedRatio(m.reference, m.breakwater), 2),
+  ];
   const rows = [
     ['measure', 'direct', 'reference', 'breakwater', 'bw − direct', 'bw / ref'],
     measure('c=1 latency p50 (ms)', l, 'p50', { diff: true, ratio: true }),
     measure('c=1 latency p99 (ms)', l, 'p99', { diff: true, ratio: true }),
     measure('c=64 req/s, 1 KB JSON', th, 'rps', { d: 0, ratio: true }),
     measure('c=64 CPU µs/request, 1 KB JSON', th, 'cpuUsPerReq', { d: 0, ratio: true }),
+    capacityRow('c=64 capacity, 1 KB JSON (paired)', th),
     measure('c=64 streams/s, 100 chunks', st, 'rps', { d: 0, ratio: true }),
     measure('c=64 CPU µs/stream, 100 chunks', st, 'cpuUsPerReq', { d: 0, ratio: true }),
+    capacityRow('c=64 capacity, 100 chunks (paired)', st),
     measure('stream first byte (ms)', s, 'ttfb', { diff: true }),
     measure('per-chunk delay p50 (ms)', s, 'chunkDelay', { diff: true }),
     measure('per-chunk delay p99 (ms)', s, 'chunkDelayP99', { diff: true }),
@@ -613,6 +637,12 @@ function baselineReport(r) {
     if (!r[key]) continue;
     add(`c=64 ${name} req/s`, r[key].breakwater.rps, r[key].baseline.rps, 0);
     add(`c=64 ${name} CPU µs/req`, r[key].breakwater.cpuUsPerReq, r[key].baseline.cpuUsPerReq, 1);
+    rows.push([
+      `c=64 ${name} CPU, paired rounds`,
+      '',
+      '',
+      f(pairedRatio(r[key].breakwater, r[key].baseline), 3),
+    ]);
   }
   return `\n${table(rows)}\n`;
 }
