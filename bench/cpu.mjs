@@ -16,6 +16,7 @@
 //   --rounds=N      rounds (default 5; --quick: 2, shorter)
 //   --no-reference  leave the reference pass-through out
 //   --profile       run the builds with --cpu-prof (bench/profiles/cpu-<label>-*.cpuprofile)
+//                   and print each one's cost by stage (bench/stages.mjs)
 //   --only=short|agent|stream  one request kind only (for a profile of one)
 //   --json          print the raw results as JSON after the table
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,6 +24,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { buildIfStale, ROOT, SERVE_OUTPUTS } from '../scripts/build-if-stale.mjs';
 import { killAll, startGenerator, startServer, startUpstream } from './harness.mjs';
+import { stageTable } from './stages.mjs';
 
 const argv = process.argv.slice(2);
 const QUICK = argv.includes('--quick');
@@ -162,7 +164,7 @@ async function main() {
               '--cpu-prof-dir',
               join(ROOT, 'bench', 'profiles'),
               '--cpu-prof-name',
-              `cpu-${b.label}-${Date.now()}.cpuprofile`,
+              basename(profileOf(b)),
             ]
           : []),
         join(b.dir, 'out/main/cli.js'),
@@ -258,6 +260,33 @@ async function main() {
   );
   killAll();
   rmSync(scratch, { recursive: true, force: true });
+  if (PROFILE) stagesReport(builds, results, kinds);
+}
+
+/** Where a build's profile is written (--profile). */
+function profileOf(build) {
+  build.profile ??= join(ROOT, 'bench', 'profiles', `cpu-${build.label}-${Date.now()}.cpuprofile`);
+  return build.profile;
+}
+
+/**
+ * Each profiled build's cost by stage (bench/stages.mjs), in µs of its CPU per request as
+ * measured under the profiler, which inflates every figure: read the shares.
+ */
+function stagesReport(builds, results, kinds) {
+  const lines = [`\ncost by stage, ${kinds.map((k) => k.name).join(' and ')} (under the profiler)`];
+  for (const b of builds) {
+    let profile;
+    try {
+      profile = JSON.parse(readFileSync(b.profile, 'utf8'));
+    } catch {
+      lines.push(`${b.label}: no profile at ${b.profile}`);
+      continue;
+    }
+    const cpu = kinds.length === 1 ? median(results[kinds[0].name][b.label].cpu) : null;
+    lines.push(`\n${b.label} (${b.profile})`, stageTable(profile, cpu));
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
 }
 
 /**
