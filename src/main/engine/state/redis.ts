@@ -173,6 +173,7 @@ export class RedisState implements StateBackend {
       ...(subscriber ? {} : { commandTimeout: this.opts.commandTimeoutMs ?? 500 }),
       connectTimeout: 2_000,
       retryStrategy: (attempt: number) => (this.closed ? null : reconnectDelayMs(attempt)),
+      closed: () => this.closed,
     };
   }
 
