@@ -47,17 +47,18 @@ describe.skipIf(missing !== null)(
       return client;
     }
 
-    const ended = (client: Redis) =>
-      new Promise<void>((resolve) => client.once('end', () => resolve()));
+    /** Once `client` is ready, ends it as the race does: ended, with no retry of its own. */
+    async function endWhenReady(client: Redis): Promise<void> {
+      await until('ready', () => client.status === 'ready', 10_000);
+      const end = new Promise<void>((resolve) => client.once('end', () => resolve()));
+      client.disconnect();
+      await end;
+    }
 
     it('is opened again, and answers', async () => {
       const state = { closed: false };
       const client = open(state);
-      await until('ready', () => client.status === 'ready', 10_000);
-      const end = ended(client);
-      // What the race leaves: the client ended with no retry of its own.
-      client.disconnect();
-      await end;
+      await endWhenReady(client);
       await until('ready again', () => client.status === 'ready', 10_000);
       expect(await client.ping()).toBe('PONG');
     });
@@ -65,12 +66,7 @@ describe.skipIf(missing !== null)(
     it('ends more than once and comes back each time (a subscriber too)', async () => {
       const state = { closed: false };
       const sub = open(state, true);
-      for (let i = 0; i < 3; i++) {
-        await until('ready', () => sub.status === 'ready', 10_000);
-        const end = ended(sub);
-        sub.disconnect();
-        await end;
-      }
+      for (let i = 0; i < 3; i++) await endWhenReady(sub);
       await until('ready after three ends', () => sub.status === 'ready', 10_000);
       await sub.subscribe('bw-test');
       const heard = new Promise<string>((resolve) => sub.once('message', (_c, m) => resolve(m)));
@@ -85,9 +81,7 @@ describe.skipIf(missing !== null)(
       const client = open(state);
       await until('ready', () => client.status === 'ready', 10_000);
       state.closed = true;
-      const end = ended(client);
-      client.disconnect();
-      await end;
+      await endWhenReady(client);
       await new Promise((r) => setTimeout(r, 300));
       expect(client.status).toBe('end');
     });
@@ -95,10 +89,7 @@ describe.skipIf(missing !== null)(
     it('stays closed when its owner closes it while a reopen is waiting', async () => {
       const state = { closed: false };
       const client = open(state);
-      await until('ready', () => client.status === 'ready', 10_000);
-      const end = ended(client);
-      client.disconnect();
-      await end;
+      await endWhenReady(client);
       // The reopen waits the retry delay (50 ms here); closed meanwhile, it must not run.
       state.closed = true;
       await new Promise((r) => setTimeout(r, 300));

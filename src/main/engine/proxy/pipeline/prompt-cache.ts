@@ -42,7 +42,7 @@ export function sessionCacheKey(ctx: RequestContext, provider: CatalogProvider):
 }
 
 /**
- * `prompt_cache_key` as the body's first member (`passthroughBody`): a byte-level edit, so a
+ * `prompt_cache_key` as the body's first member (`outgoingPassthrough`): a byte-level edit, so a
  * passed-through request is not parsed and written again; the client sent no key of its own.
  */
 export function cacheKeyMember(key: string): Buffer {

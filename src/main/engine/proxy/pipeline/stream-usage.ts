@@ -27,7 +27,7 @@ function clientAsked(ctx: RequestContext): boolean {
   );
 }
 
-/** `stream_options` asking for usage, as the body's first member (`passthroughBody`). */
+/** `stream_options` asking for usage, as the body's first member (`outgoingPassthrough`). */
 export const USAGE_ASKED = Buffer.from('"stream_options":{"include_usage":true},');
 
 /**
