@@ -43,6 +43,46 @@ describe('the log line of an unhandled error', () => {
   });
 });
 
+// The server's dispatch is a plain function (no promise of its own per request): a handler that
+// throws before it returns a promise is answered and logged the same as one that rejects.
+describe('a handler that throws synchronously', () => {
+  const log = captureLogger();
+  let gs: GatewayServer;
+  let base: string;
+  beforeAll(async () => {
+    gs = createGatewayServer({
+      host: '127.0.0.1',
+      matchKey: () => null,
+      log,
+      proxy() {
+        throw new Error('a synchronous stage bug');
+      },
+      admin() {
+        throw new Error('a synchronous admin bug');
+      },
+    });
+    await new Promise<void>((r) => gs.server.listen(0, '127.0.0.1', r));
+    base = `http://127.0.0.1:${(gs.server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => gs.close(0));
+
+  it('is a 500 in the client format with one log line, and the server serves on', async () => {
+    const res = await fetch(`${base}/v1/messages`, {
+      method: 'POST',
+      headers: { 'anthropic-version': '2023-06-01' },
+      body: '{}',
+    });
+    expect(res.status).toBe(500);
+    expect(((await res.json()) as { type: string }).type).toBe('error');
+    const admin = await fetch(`${base}/api/health`, { headers: { host: '127.0.0.1' } });
+    expect(admin.status).toBe(500);
+    expect(log.lines.filter((l) => l.includes('unhandled error'))).toEqual([
+      expect.stringContaining('POST /v1/messages: Error: a synchronous stage bug'),
+      expect.stringContaining('GET /api/health: Error: a synchronous admin bug'),
+    ]);
+  });
+});
+
 describe('issue 27: a client that drops its upload', () => {
   let gw: TestGateway;
   beforeAll(async () => {

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   checkAdminToken,
@@ -129,6 +130,19 @@ describe('proxy endpoints accept Authorization: Bearer <key> or x-api-key: <key>
   it('reads a Bearer token, any case, trimming spaces', () => {
     expect(presentedKey({ authorization: 'Bearer bw-key-1' })).toBe('bw-key-1');
     expect(presentedKey({ authorization: 'bearer   bw-key-1  ' })).toBe('bw-key-1');
+  });
+
+  it('reads any Bearer spelling the same as the pattern `^bearer\\s+`, then trimmed', () => {
+    const spelling = fc.constantFrom('Bearer', 'bearer', 'BEARER', 'BeArEr', 'Bearer:', 'Bear');
+    const space = fc.constantFrom('', ' ', '  ', '\t', '\u00a0', '\u2028', ' \t ');
+    const key = fc.string({ unit: fc.constantFrom('a', 'K', '-', '1', ' ', '\t', '\u3000') });
+    fc.assert(
+      fc.property(spelling, space, key, space, (word, gap, secret, tail) => {
+        const auth = `${word}${gap}${secret}${tail}`;
+        const expected = /^bearer\s+/i.test(auth) ? auth.replace(/^bearer\s+/i, '').trim() : null;
+        expect(presentedKey({ authorization: auth })).toBe(expected);
+      }),
+    );
   });
 
   it('reads x-api-key (what Anthropic clients send)', () => {

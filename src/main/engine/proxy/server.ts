@@ -65,16 +65,20 @@ export function createGatewayServer(deps: ServerDeps): GatewayServer {
 
   const targets = new RecentValues(KEPT_TARGETS, requestTarget);
 
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    if ((req.url?.length ?? 0) > MAX_URL_LENGTH) return refuseTarget(req, res, LONG_TARGET);
+  // Not an async function: the proxy's own promise is passed on, without a promise of this
+  // function's that would take its result over in two more microtasks per request.
+  const handle = (req: IncomingMessage, res: ServerResponse): Promise<void> | undefined => {
+    if ((req.url?.length ?? 0) > MAX_URL_LENGTH) return void refuseTarget(req, res, LONG_TARGET);
     const target = req.url ?? '/';
     // A query may carry a key (Gemini's `?key=`): such targets are parsed each time, never kept.
     const url = target.includes('?') ? requestTarget(target) : targets.get(target);
-    if (!url) return refuseTarget(req, res, NOT_A_PATH);
+    if (!url) return void refuseTarget(req, res, NOT_A_PATH);
     const path = url.pathname;
     if (path !== '/api' && !path.startsWith('/api/')) return deps.proxy(req, res, url);
     const hostProblem = checkHostAndOrigin(req.headers, { host: deps.host });
-    if (hostProblem) return sendAdminError(res, 403, hostRefusalCode(hostProblem), hostProblem);
+    if (hostProblem) {
+      return void sendAdminError(res, 403, hostRefusalCode(hostProblem), hostProblem);
+    }
     if (deps.sessionLeases && path === SESSION_LEASES_PATH) {
       return deps.sessionLeases(req, res, deps.matchKey(presentedKey(req.headers)));
     }
@@ -107,22 +111,12 @@ export function createGatewayServer(deps: ServerDeps): GatewayServer {
         if (sockets.has(req.socket)) idle.set(req.socket, true);
         if (closing || retired.has(server)) req.socket.end();
       });
-      handle(req, res).catch((err: unknown) => {
-        deps.log.error(
-          `server: unhandled error on ${req.method} ${targetForLog(req.url)}: ${(err as Error).stack ?? String(err)}`,
-        );
-        if (!res.headersSent) {
-          res.setHeader('connection', 'close');
-          sendError(res, formatForUnknownPath(req.url ?? '', req.headers['anthropic-version']), {
-            status: 500,
-            kind: 'internal',
-            code: 'internal_error',
-            message: 'internal error',
-          });
-        } else {
-          res.destroy();
-        }
-      });
+      const unhandled = (err: unknown) => answerUnhandled(deps.log, req, res, err);
+      try {
+        handle(req, res)?.catch(unhandled);
+      } catch (err) {
+        unhandled(err);
+      }
     });
     server.on('connection', (socket: Socket) => {
       if (!perAddress.admit(socket)) {
@@ -271,6 +265,29 @@ const NOT_A_PATH: GatewayError = {
 };
 
 /** Refused before the target is parsed or echoed: nothing of it is looked at but its length. */
+/** An error no handler answered: logged by path alone (a query may hold a key), then a 500. */
+function answerUnhandled(
+  log: Logger,
+  req: IncomingMessage,
+  res: ServerResponse,
+  err: unknown,
+): void {
+  log.error(
+    `server: unhandled error on ${req.method} ${targetForLog(req.url)}: ${(err as Error).stack ?? String(err)}`,
+  );
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  res.setHeader('connection', 'close');
+  sendError(res, formatForUnknownPath(req.url ?? '', req.headers['anthropic-version']), {
+    status: 500,
+    kind: 'internal',
+    code: 'internal_error',
+    message: 'internal error',
+  });
+}
+
 function refuseTarget(req: IncomingMessage, res: ServerResponse, err: GatewayError): void {
   res.setHeader('connection', 'close');
   sendError(res, formatForUnknownPath(req.url ?? '', req.headers['anthropic-version']), err);

@@ -17,42 +17,55 @@ export class BodyAbortedError extends Error {
  * exceeds `limit`, so an oversized upload is never buffered.
  */
 export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) =>
+    collectBody(req, limit, (err, raw) => (err ? reject(err) : resolve(raw!))),
+  );
+}
+
+/** Told once: the whole body, or why there is none (BodyTooLargeError, BodyAbortedError). */
+export type BodyDone = (err: Error | null, raw: Buffer | null) => void;
+
+/**
+ * `readBody` for a caller that makes its own promise of the outcome (the proxy's front door,
+ * on every request): one promise per body, not one for the bytes and another for the answer.
+ * A Content-Length over the limit is told before this returns.
+ */
+export function collectBody(req: IncomingMessage, limit: number, told: BodyDone): void {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) {
-    return Promise.reject(new BodyTooLargeError(limit));
+    told(new BodyTooLargeError(limit), null);
+    return;
   }
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let done = false;
-    const finish = (err: Error | null) => {
-      if (done) return;
-      done = true;
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onError);
-      req.off('close', onClose);
-      if (err) reject(err);
-      else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
-    };
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        // Stop reading; the caller answers 413 and closes the connection.
-        req.pause();
-        finish(new BodyTooLargeError(limit));
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = () => finish(null);
-    // The request stream fails only when its connection does (Node's `aborted`, a reset): the
-    // client went away mid-upload, like a close.
-    const onError = () => finish(new BodyAbortedError());
-    const onClose = () => finish(new BodyAbortedError());
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onError);
-    req.on('close', onClose);
-  });
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let done = false;
+  const finish = (err: Error | null) => {
+    if (done) return;
+    done = true;
+    req.off('data', onData);
+    req.off('end', onEnd);
+    req.off('error', onError);
+    req.off('close', onClose);
+    if (err) told(err, null);
+    else told(null, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+  };
+  const onData = (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > limit) {
+      // Stop reading; the caller answers 413 and closes the connection.
+      req.pause();
+      finish(new BodyTooLargeError(limit));
+      return;
+    }
+    chunks.push(chunk);
+  };
+  const onEnd = () => finish(null);
+  // The request stream fails only when its connection does (Node's `aborted`, a reset): the
+  // client went away mid-upload, like a close.
+  const onError = () => finish(new BodyAbortedError());
+  const onClose = () => finish(new BodyAbortedError());
+  req.on('data', onData);
+  req.on('end', onEnd);
+  req.on('error', onError);
+  req.on('close', onClose);
 }

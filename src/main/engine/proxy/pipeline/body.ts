@@ -1,4 +1,4 @@
-import { BodyAbortedError, BodyTooLargeError, readBody } from '../../wire/body';
+import { BodyAbortedError, BodyTooLargeError, collectBody } from '../../wire/body';
 import type { Door, DoorStage } from './context';
 import { ANSWERED, CONTINUE, type Decision, reply } from './decision';
 import type { PipelineDeps } from './deps';
@@ -7,31 +7,30 @@ import type { PipelineDeps } from './deps';
 export const body: DoorStage = {
   name: 'body',
   run(door: Door, deps: PipelineDeps): Promise<Decision> {
-    return readBody(door.req, deps.maxBodyBytes).then(
-      (raw) => {
-        door.raw = raw;
-        return CONTINUE;
-      },
-      (err: unknown) => {
-        if (err instanceof BodyTooLargeError) {
-          return reply({
-            status: 413,
-            kind: 'too_large',
-            code: 'request_too_large',
-            message: `request body is larger than the gateway limit of ${deps.maxBodyBytes} bytes (gateway.maxBodyBytes)`,
-          });
-        }
-        // The client went away while sending: nobody is left to answer. Counted, not an error
-        // of the gateway's.
-        if (err instanceof BodyAbortedError) {
+    return new Promise((resolve, reject) =>
+      collectBody(door.req, deps.maxBodyBytes, (err, raw) => {
+        if (err === null) {
+          door.raw = raw;
+          resolve(CONTINUE);
+        } else if (err instanceof BodyTooLargeError) {
+          resolve(
+            reply({
+              status: 413,
+              kind: 'too_large',
+              code: 'request_too_large',
+              message: `request body is larger than the gateway limit of ${deps.maxBodyBytes} bytes (gateway.maxBodyBytes)`,
+            }),
+          );
+        } else if (err instanceof BodyAbortedError) {
+          // The client went away while sending: nobody is left to answer. Counted, not an
+          // error of the gateway's.
           deps.log.debug(
             `client closed the connection during its upload (${door.req.method} ${door.url.pathname})`,
           );
           deps.uploadAborted?.();
-          return ANSWERED;
-        }
-        throw err;
-      },
+          resolve(ANSWERED);
+        } else reject(err);
+      }),
     );
   },
 };

@@ -72,15 +72,19 @@ export async function call(a: Attempt): Promise<CallOutcome> {
     shaped = send;
     // Anthropic subscription accounts (§2): a 5-hour limit 429 is answered on this connection
     // (limit reset, low-priority lane) before classification and cooldown see it.
-    upstream = deps.subscription?.applies(candidate)
-      ? await deps.subscription.send(
-          candidate,
-          secret,
-          a.startedAt + a.remaining,
-          cancel.signal,
-          (extra) => send.send(extra),
-        )
-      : await send.send(NO_EXTRA_HEADERS);
+    if (deps.subscription?.applies(candidate)) {
+      upstream = await deps.subscription.send(
+        candidate,
+        secret,
+        a.startedAt + a.remaining,
+        cancel.signal,
+        (extra) => send.send(extra),
+      );
+    } else {
+      // `send.send`'s steps, awaited here: one async frame less on every request.
+      upstream = await send.first(NO_EXTRA_HEADERS);
+      if (!send.final(upstream)) upstream = await send.repair(upstream, NO_EXTRA_HEADERS);
+    }
     if (held) {
       held.status = upstream.statusCode;
       held.responseHeaders = upstream.headers;

@@ -62,16 +62,39 @@ export class ShapedSend {
     private readonly sendBody: SendBody,
   ) {}
 
+  /** Sends, and repairs what a repair reads, until an answer is handed on. */
   async send(extra: Readonly<Record<string, string>>): Promise<UpstreamResponse> {
-    const { a, shape } = this;
+    const res = await this.first(extra);
+    return this.final(res) ? res : this.repair(res, extra);
+  }
+
+  /**
+   * The first send of this call (`send` is `first`, then `repair` unless `final`): a caller
+   * that awaits its own steps runs them without an async frame of this object's.
+   */
+  first(extra: Readonly<Record<string, string>>): Promise<UpstreamResponse> {
     this.bytes ??= this.withLearnt();
     this.refusal = null;
-    for (;;) {
-      const res = await this.sendBody(this.bytes, extra);
-      if (!shape || !SHAPE_STATUSES.has(res.statusCode)) {
-        if (res.statusCode < 400) this.remember();
-        return res;
-      }
+    return this.sendBody(this.bytes, extra);
+  }
+
+  /** Whether `res` is handed on as it came (no repair reads it); a success keeps what was learnt. */
+  final(res: UpstreamResponse): boolean {
+    if (this.shape && SHAPE_STATUSES.has(res.statusCode)) return false;
+    if (res.statusCode < 400) this.remember();
+    return true;
+  }
+
+  /** Reads a refusal that `final` did not pass, and sends again while a repair applies. */
+  async repair(
+    refused: UpstreamResponse,
+    extra: Readonly<Record<string, string>>,
+  ): Promise<UpstreamResponse> {
+    const { a } = this;
+    const shape = this.shape!;
+    let res = refused;
+    for (; ; res = await this.sendBody(this.bytes!, extra)) {
+      if (this.final(res)) return res;
       const raw = await readBounded(res.body, ERROR_BODY_LIMIT);
       const replay = {
         statusCode: res.statusCode,
