@@ -23,7 +23,17 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { buildIfStale, ROOT, SERVE_OUTPUTS } from '../scripts/build-if-stale.mjs';
-import { killAll, startGenerator, startServer, startUpstream } from './harness.mjs';
+import {
+  agentBody,
+  config,
+  KEY,
+  median,
+  STREAM_TEXT,
+  shortBody,
+  streamBody,
+  words,
+} from './cpu-setup.mjs';
+import { killAll, processCpuUs, startGenerator, startServer, startUpstream } from './harness.mjs';
 import { stageTable } from './stages.mjs';
 
 const argv = process.argv.slice(2);
@@ -32,7 +42,6 @@ const ROUNDS = Number(argv.find((a) => a.startsWith('--rounds='))?.slice(9) ?? (
 const BASELINES = argv.filter((a) => a.startsWith('--baseline=')).map((a) => a.slice(11));
 const REFERENCE = !argv.includes('--no-reference');
 const PROFILE = argv.includes('--profile');
-const KEY = 'bw-bench-cpu-0123456789abcdef';
 /**
  * Requests per system per round: with more rounds, shorter ones alternate faster than the
  * shared VM's speed drifts, and the median of per-round ratios cancels more of it.
@@ -42,103 +51,6 @@ const REQUESTS_AGENT = ROUNDS > 5 ? 400 : 1200;
 const REQUESTS_STREAM = ROUNDS > 5 ? 300 : 800;
 
 const log = (m) => process.stderr.write(`[cpu] ${m}\n`);
-
-/**
- * CPU time of a process so far, in µs (Linux /proc, clock ticks of 10 ms): user + system, and
- * user alone. System time is mostly the loopback sockets' writes, the same for every build.
- */
-function cpuUs(pid) {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const user = (Number(f[11]) * 1e6) / 100;
-  return { all: user + (Number(f[12]) * 1e6) / 100, user };
-}
-
-const words =
-  'The function reads the configuration once, validates every field and returns a frozen object; callers never see a partial config. ';
-
-/** A short chat turn (~3 KB), as bench/run.mjs sends. */
-function shortBody(model) {
-  return JSON.stringify({
-    model,
-    messages: [
-      { role: 'system', content: `You are a careful coding assistant. ${words.repeat(10)}` },
-      { role: 'user', content: 'Why does the config loader freeze its result? Show me where.' },
-      { role: 'assistant', content: words.repeat(3) },
-      { role: 'user', content: 'Now add a "timeout" field with a default of 30 seconds.' },
-    ],
-    temperature: 0.2,
-    max_tokens: 1024,
-  });
-}
-
-/** An agent turn (~130 KB): a long system prompt, tools, and a history of tool calls and results. */
-function agentBody(model) {
-  const tools = Array.from({ length: 16 }, (_, i) => ({
-    type: 'function',
-    function: {
-      name: `tool_${i}`,
-      description: words.repeat(3),
-      parameters: {
-        type: 'object',
-        properties: { path: { type: 'string', description: 'file path' } },
-        required: ['path'],
-      },
-    },
-  }));
-  const messages = [{ role: 'system', content: words.repeat(60) }];
-  for (let i = 0; messages.length < 60; i++) {
-    messages.push({ role: 'user', content: `Step ${i}: ${words.repeat(2)}` });
-    messages.push({
-      role: 'assistant',
-      content: null,
-      tool_calls: [
-        {
-          id: `call_${i}`,
-          type: 'function',
-          function: { name: `tool_${i % 16}`, arguments: JSON.stringify({ path: `src/f${i}.ts` }) },
-        },
-      ],
-    });
-    messages.push({ role: 'tool', tool_call_id: `call_${i}`, content: words.repeat(38) });
-  }
-  return JSON.stringify({ model, messages, tools, max_tokens: 4096 });
-}
-
-/** The short turn, asking for a stream (the upstream answers in 100 chunks). */
-function streamBody(model) {
-  return JSON.stringify({ ...JSON.parse(shortBody(model)), stream: true });
-}
-
-/** 100 words, one per streamed chunk, as bench/run.mjs streams them. */
-const STREAM_TEXT = Array.from({ length: 100 }, (_, i) => `w${i % 10} `).join('');
-
-function config(upstreamUrl) {
-  return {
-    gateway: { apiKeys: [{ name: 'bench', key: KEY }] },
-    providers: [
-      {
-        id: 'openai',
-        format: 'openai',
-        baseUrl: `${upstreamUrl}/v1`,
-        authClass: 'api_key',
-        connections: [
-          { id: 'openai-1', apiKey: 'sk-bench-openai-1-0123456789' },
-          { id: 'openai-2', apiKey: 'sk-bench-openai-2-0123456789' },
-        ],
-        models: ['gpt-4o-mini', 'gpt-4.1'],
-      },
-    ],
-    combos: [
-      { name: 'coder', strategy: 'priority', targets: ['openai/gpt-4o-mini', 'openai/gpt-4.1'] },
-    ],
-  };
-}
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? s[Math.floor((s.length - 1) / 2)] : Number.NaN;
-};
 
 async function main() {
   buildIfStale(SERVE_OUTPUTS);
@@ -190,14 +102,27 @@ async function main() {
     systems.push({ ...s, model: 'gpt-4o-mini', headers: {} });
   }
   const kinds = [
-    { id: 'short', name: 'short', body: shortBody, requests: QUICK ? 1500 : REQUESTS_SHORT },
-    { id: 'agent', name: '130 KB', body: agentBody, requests: QUICK ? 400 : REQUESTS_AGENT },
+    {
+      id: 'short',
+      name: 'short',
+      body: shortBody,
+      requests: QUICK ? 1500 : REQUESTS_SHORT,
+      warm: 10000,
+    },
+    {
+      id: 'agent',
+      name: '130 KB',
+      body: agentBody,
+      requests: QUICK ? 400 : REQUESTS_AGENT,
+      warm: 5000,
+    },
     {
       id: 'stream',
       name: 'streamed (100 chunks)',
       body: streamBody,
       step: { text: STREAM_TEXT, chunks: 100 },
       requests: QUICK ? 300 : REQUESTS_STREAM,
+      warm: 5000,
     },
   ];
   const only = argv.find((a) => a.startsWith('--only='))?.slice(7);
@@ -210,11 +135,18 @@ async function main() {
     body: kind.body(s.model),
     ...extra,
   });
-  // Warm every system on every kind first: JIT and the heap's working size.
+  // Warm every system on every kind first, to its steady state: V8 keeps optimising for the
+  // first 5 000-8 000 requests of a kind (measured in 1 500-request steps: the short request
+  // costs 7x, 4x, 2x, 1.9x its steady CPU in the first four, the 130 KB one and the stream about
+  // twice it until the ninth 500-request step), and more code takes longer to compile, so a
+  // round inside that window charges a build for its JIT, not for its requests.
   for (const kind of kinds) {
     await upstream.setStep(kind.step ?? replyStep);
     for (const s of systems) {
-      await gen.ask('latency', job(s, kind, { requests: kind.requests, warmup: 0 }));
+      await gen.ask(
+        'latency',
+        job(s, kind, { requests: QUICK ? kind.requests : kind.warm, warmup: 0 }),
+      );
     }
   }
   const results = {};
@@ -227,12 +159,12 @@ async function main() {
         .slice(r % systems.length)
         .concat(systems.slice(0, r % systems.length))) {
         const pid = s.child.pid;
-        const c0 = cpuUs(pid);
+        const c0 = processCpuUs(pid);
         const { samples } = await gen.ask(
           'latency',
           job(s, kind, { requests: kind.requests, warmup: 0 }),
         );
-        const c1 = cpuUs(pid);
+        const c1 = processCpuUs(pid);
         const cpu = (c1.all - c0.all) / kind.requests;
         results[kind.name] ??= {};
         results[kind.name][s.label] ??= { cpu: [], user: [], p50: [] };

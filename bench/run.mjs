@@ -25,7 +25,14 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { cpus, freemem, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { buildIfStale, ROOT, SERVE_OUTPUTS } from '../scripts/build-if-stale.mjs';
-import { killAll, sleep, startGenerator, startServer, startUpstream } from './harness.mjs';
+import {
+  killAll,
+  processCpuUs,
+  sleep,
+  startGenerator,
+  startServer,
+  startUpstream,
+} from './harness.mjs';
 import { haveRedis, startBenchRedis, TEAM_LABELS, teamConfig, teamReport } from './team.mjs';
 
 const args = new Set(process.argv.slice(2));
@@ -129,14 +136,7 @@ function rss(pid) {
 
 /** CPU time (user + system) a process has used so far, in ms (Linux /proc; NaN elsewhere). */
 function cpuMs(pid) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // utime and stime are fields 14 and 15 of stat(5), in clock ticks (USER_HZ, 100 on Linux).
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-  } catch {
-    return Number.NaN;
-  }
+  return processCpuUs(pid).all / 1000;
 }
 
 /** Sets the cores every thread of a process may run on (`taskset -a -p`). */
