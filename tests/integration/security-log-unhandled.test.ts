@@ -1,35 +1,45 @@
 import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGatewayServer, type GatewayServer } from '../../src/main/engine/proxy/server';
+import {
+  createGatewayServer,
+  type GatewayServer,
+  type ServerDeps,
+} from '../../src/main/engine/proxy/server';
 import { captureLogger, startGateway, type TestGateway } from '../support/gateway';
 
 // An error nothing handled is logged with the request's path only: a Gemini client puts the
 // gateway key in the query (`?key=`), which must not reach the log file.
-describe('the log line of an unhandled error', () => {
+/** A gateway server on a free port whose proxy and admin handlers are the given ones. */
+function failingServer(handlers: Pick<ServerDeps, 'proxy' | 'admin'>): {
+  log: ReturnType<typeof captureLogger>;
+  base: () => string;
+} {
   const log = captureLogger();
   let gs: GatewayServer;
-  let base: string;
+  let base = '';
   beforeAll(async () => {
-    gs = createGatewayServer({
-      host: '127.0.0.1',
-      matchKey: () => null,
-      log,
-      async proxy() {
-        throw new Error('a stage bug');
-      },
-      async admin() {
-        throw new Error('an admin bug');
-      },
-    });
+    gs = createGatewayServer({ host: '127.0.0.1', matchKey: () => null, log, ...handlers });
     await new Promise<void>((r) => gs.server.listen(0, '127.0.0.1', r));
     base = `http://127.0.0.1:${(gs.server.address() as AddressInfo).port}`;
   });
   afterAll(() => gs.close(0));
+  return { log, base: () => base };
+}
+
+describe('the log line of an unhandled error', () => {
+  const { log, base } = failingServer({
+    async proxy() {
+      throw new Error('a stage bug');
+    },
+    async admin() {
+      throw new Error('an admin bug');
+    },
+  });
 
   it('names the method and path, never the query with the key', async () => {
     const res = await fetch(
-      `${base}/v1beta/models/gemini-2.5-pro:generateContent?key=bw-secret-gateway-key&alt=json`,
+      `${base()}/v1beta/models/gemini-2.5-pro:generateContent?key=bw-secret-gateway-key&alt=json`,
       { method: 'POST', body: '{}' },
     );
     expect(res.status).toBe(500);
@@ -46,35 +56,24 @@ describe('the log line of an unhandled error', () => {
 // The server's dispatch is a plain function (no promise of its own per request): a handler that
 // throws before it returns a promise is answered and logged the same as one that rejects.
 describe('a handler that throws synchronously', () => {
-  const log = captureLogger();
-  let gs: GatewayServer;
-  let base: string;
-  beforeAll(async () => {
-    gs = createGatewayServer({
-      host: '127.0.0.1',
-      matchKey: () => null,
-      log,
-      proxy() {
-        throw new Error('a synchronous stage bug');
-      },
-      admin() {
-        throw new Error('a synchronous admin bug');
-      },
-    });
-    await new Promise<void>((r) => gs.server.listen(0, '127.0.0.1', r));
-    base = `http://127.0.0.1:${(gs.server.address() as AddressInfo).port}`;
+  const { log, base } = failingServer({
+    proxy() {
+      throw new Error('a synchronous stage bug');
+    },
+    admin() {
+      throw new Error('a synchronous admin bug');
+    },
   });
-  afterAll(() => gs.close(0));
 
   it('is a 500 in the client format with one log line, and the server serves on', async () => {
-    const res = await fetch(`${base}/v1/messages`, {
+    const res = await fetch(`${base()}/v1/messages`, {
       method: 'POST',
       headers: { 'anthropic-version': '2023-06-01' },
       body: '{}',
     });
     expect(res.status).toBe(500);
     expect(((await res.json()) as { type: string }).type).toBe('error');
-    const admin = await fetch(`${base}/api/health`, { headers: { host: '127.0.0.1' } });
+    const admin = await fetch(`${base()}/api/health`, { headers: { host: '127.0.0.1' } });
     expect(admin.status).toBe(500);
     expect(log.lines.filter((l) => l.includes('unhandled error'))).toEqual([
       expect.stringContaining('POST /v1/messages: Error: a synchronous stage bug'),
