@@ -93,6 +93,8 @@ export class ShapedSend {
     const { a } = this;
     const shape = this.shape!;
     let res = refused;
+    // Each pass reads one refusal; a repair sends again (the loop's step), and the answer is
+    // looked at first (`refused` itself is not final, so the first look passes it on).
     for (; ; res = await this.sendBody(this.bytes!, extra)) {
       if (this.final(res)) return res;
       const raw = await readBounded(res.body, ERROR_BODY_LIMIT);
