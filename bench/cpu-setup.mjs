@@ -1,13 +1,14 @@
 // What bench/cpu.mjs sends, and the gateway config it sends it to (scripts that measure the same
 // requests import them from here): the config issue 26 names (a two-target combo over two
 // connections, a gateway key, the request log on, every other feature at its default).
+// bench/run.mjs sends the same requests and uses its OpenAI provider.
 
 export const KEY = 'bw-bench-cpu-0123456789abcdef';
 
 export const words =
   'The function reads the configuration once, validates every field and returns a frozen object; callers never see a partial config. ';
 
-/** A short chat turn (~3 KB), as bench/run.mjs sends. */
+/** A short chat turn (~3 KB): a system prompt, a short history, a question. */
 export function shortBody(model) {
   return JSON.stringify({
     model,
@@ -60,25 +61,28 @@ export function streamBody(model) {
   return JSON.stringify({ ...JSON.parse(shortBody(model)), stream: true });
 }
 
-/** 100 words, one per streamed chunk, as bench/run.mjs streams them. */
+/** 100 words, one per streamed chunk. */
 export const STREAM_TEXT = Array.from({ length: 100 }, (_, i) => `w${i % 10} `).join('');
+
+/** The bench's OpenAI provider on the fake upstream: two connections, two models. */
+export function openaiProvider(upstreamUrl) {
+  return {
+    id: 'openai',
+    format: 'openai',
+    baseUrl: `${upstreamUrl}/v1`,
+    authClass: 'api_key',
+    connections: [
+      { id: 'openai-1', apiKey: 'sk-bench-openai-1-0123456789' },
+      { id: 'openai-2', apiKey: 'sk-bench-openai-2-0123456789' },
+    ],
+    models: ['gpt-4o-mini', 'gpt-4.1'],
+  };
+}
 
 export function config(upstreamUrl) {
   return {
     gateway: { apiKeys: [{ name: 'bench', key: KEY }] },
-    providers: [
-      {
-        id: 'openai',
-        format: 'openai',
-        baseUrl: `${upstreamUrl}/v1`,
-        authClass: 'api_key',
-        connections: [
-          { id: 'openai-1', apiKey: 'sk-bench-openai-1-0123456789' },
-          { id: 'openai-2', apiKey: 'sk-bench-openai-2-0123456789' },
-        ],
-        models: ['gpt-4o-mini', 'gpt-4.1'],
-      },
-    ],
+    providers: [openaiProvider(upstreamUrl)],
     combos: [
       { name: 'coder', strategy: 'priority', targets: ['openai/gpt-4o-mini', 'openai/gpt-4.1'] },
     ],

@@ -25,6 +25,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { cpus, freemem, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { buildIfStale, ROOT, SERVE_OUTPUTS } from '../scripts/build-if-stale.mjs';
+import { openaiProvider, STREAM_TEXT, shortBody, streamBody, words } from './cpu-setup.mjs';
 import {
   killAll,
   processCpuUs,
@@ -78,30 +79,8 @@ const log = (m) =>
 
 // --- workloads -------------------------------------------------------------------------------
 
-const words =
-  'The function reads the configuration once, validates every field and returns a frozen object; callers never see a partial config. ';
 /** Reply text sized so the whole chat.completion JSON is about 1 KB. */
 const ANSWER_1KB = words.repeat(6).slice(0, 700);
-/** 100 words, one per streamed chunk (throughput run). */
-const STREAM_TEXT = Array.from({ length: 100 }, (_, i) => `w${i % 10} `).join('');
-
-/** A realistic agent request: system prompt, a short history, a question (~3 KB). */
-function requestBody(model, stream) {
-  return Buffer.from(
-    JSON.stringify({
-      model,
-      messages: [
-        { role: 'system', content: `You are a careful coding assistant. ${words.repeat(10)}` },
-        { role: 'user', content: 'Why does the config loader freeze its result? Show me where.' },
-        { role: 'assistant', content: words.repeat(3) },
-        { role: 'user', content: 'Now add a "timeout" field with a default of 30 seconds.' },
-      ],
-      temperature: 0.2,
-      max_tokens: 1024,
-      ...(stream ? { stream: true } : {}),
-    }),
-  );
-}
 
 const PATH = '/v1/chat/completions';
 const HEADERS = { 'content-type': 'application/json' };
@@ -171,17 +150,7 @@ const ask = (cmd, job) => gen.ask(cmd, job);
 function breakwaterConfig(upstreamUrl) {
   return {
     providers: [
-      {
-        id: 'openai',
-        format: 'openai',
-        baseUrl: `${upstreamUrl}/v1`,
-        authClass: 'api_key',
-        connections: [
-          { id: 'openai-1', apiKey: 'sk-bench-openai-1-0123456789' },
-          { id: 'openai-2', apiKey: 'sk-bench-openai-2-0123456789' },
-        ],
-        models: ['gpt-4o-mini', 'gpt-4.1'],
-      },
+      openaiProvider(upstreamUrl),
       {
         id: 'anthropic',
         format: 'anthropic',
@@ -282,7 +251,7 @@ function job(system, stream, extra = {}) {
     origin: system.origin,
     path: PATH,
     headers: HEADERS,
-    body: requestBody(model, stream).toString(),
+    body: (stream ? streamBody : shortBody)(model),
     ...extra,
   };
 }

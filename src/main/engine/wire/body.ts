@@ -23,7 +23,10 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
 }
 
 /** Told once: the whole body, or why there is none (BodyTooLargeError, BodyAbortedError). */
-export type BodyDone = (err: Error | null, raw: Buffer | null) => void;
+export type BodyDone = (
+  err: BodyTooLargeError | BodyAbortedError | null,
+  raw: Buffer | null,
+) => void;
 
 /**
  * `readBody` for a caller that makes its own promise of the outcome (the proxy's front door,
@@ -39,7 +42,7 @@ export function collectBody(req: IncomingMessage, limit: number, told: BodyDone)
   const chunks: Buffer[] = [];
   let size = 0;
   let done = false;
-  const finish = (err: Error | null) => {
+  const finish = (err: BodyTooLargeError | BodyAbortedError | null) => {
     if (done) return;
     done = true;
     req.off('data', onData);

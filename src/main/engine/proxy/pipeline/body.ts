@@ -1,4 +1,4 @@
-import { BodyAbortedError, BodyTooLargeError, collectBody } from '../../wire/body';
+import { type BodyAbortedError, BodyTooLargeError, collectBody } from '../../wire/body';
 import type { Door, DoorStage } from './context';
 import { ANSWERED, CONTINUE, type Decision, reply } from './decision';
 import type { PipelineDeps } from './deps';
@@ -9,28 +9,40 @@ export const body: DoorStage = {
   run(door: Door, deps: PipelineDeps): Promise<Decision> {
     return new Promise((resolve, reject) =>
       collectBody(door.req, deps.maxBodyBytes, (err, raw) => {
-        if (err === null) {
-          door.raw = raw;
-          resolve(CONTINUE);
-        } else if (err instanceof BodyTooLargeError) {
-          resolve(
-            reply({
-              status: 413,
-              kind: 'too_large',
-              code: 'request_too_large',
-              message: `request body is larger than the gateway limit of ${deps.maxBodyBytes} bytes (gateway.maxBodyBytes)`,
-            }),
-          );
-        } else if (err instanceof BodyAbortedError) {
-          // The client went away while sending: nobody is left to answer. Counted, not an
-          // error of the gateway's.
-          deps.log.debug(
-            `client closed the connection during its upload (${door.req.method} ${door.url.pathname})`,
-          );
-          deps.uploadAborted?.();
-          resolve(ANSWERED);
-        } else reject(err);
+        // Told from the request's events: a throw here would escape the request, not fail it.
+        try {
+          resolve(decided(door, deps, err, raw));
+        } catch (thrown) {
+          reject(thrown);
+        }
       }),
     );
   },
 };
+
+function decided(
+  door: Door,
+  deps: PipelineDeps,
+  err: BodyTooLargeError | BodyAbortedError | null,
+  raw: Buffer | null,
+): Decision {
+  if (err === null) {
+    door.raw = raw;
+    return CONTINUE;
+  }
+  if (err instanceof BodyTooLargeError) {
+    return reply({
+      status: 413,
+      kind: 'too_large',
+      code: 'request_too_large',
+      message: `request body is larger than the gateway limit of ${deps.maxBodyBytes} bytes (gateway.maxBodyBytes)`,
+    });
+  }
+  // The client went away while sending: nobody is left to answer. Counted, not an error of
+  // the gateway's.
+  deps.log.debug(
+    `client closed the connection during its upload (${door.req.method} ${door.url.pathname})`,
+  );
+  deps.uploadAborted?.();
+  return ANSWERED;
+}
