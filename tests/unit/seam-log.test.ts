@@ -115,6 +115,43 @@ describe('the continuation log keeps its own copy of what went out', () => {
     expect(log.endedCleanly()).toBe(false);
   });
 
+  it('hands its blocks to the next stream once released, and only then', () => {
+    const stream = (fill: string) => `data: {"c":"${fill.repeat(3000)}"}\n\n`;
+    const first = new SeamLog('openai-chat');
+    first.whole(Buffer.from(stream('a')));
+    const seen = first.chunks;
+    const second = new SeamLog('openai-chat');
+    second.whole(Buffer.from(stream('b')));
+    // Both are open: each has a block of its own.
+    expect(Buffer.concat(first.chunks).toString()).toBe(stream('a'));
+    expect(Buffer.concat(second.chunks).toString()).toBe(stream('b'));
+    first.release();
+    first.release();
+    const third = new SeamLog('openai-chat');
+    third.whole(Buffer.from(stream('c')));
+    const fourth = new SeamLog('openai-chat');
+    fourth.whole(Buffer.from(stream('d')));
+    // The first's block went back once (released twice), to one of the streams after it.
+    expect(seen[0]!.buffer).toBe(third.chunks[0]!.buffer);
+    expect(fourth.chunks[0]!.buffer).not.toBe(third.chunks[0]!.buffer);
+    expect(Buffer.concat(third.chunks).toString()).toBe(stream('c'));
+    expect(Buffer.concat(fourth.chunks).toString()).toBe(stream('d'));
+    for (const log of [second, third, fourth]) log.release();
+  });
+
+  it('keeps the blocks a continuation took out of the pool: its bytes stay as they were', () => {
+    const log = new SeamLog('openai-chat');
+    const text = 'data: {"choices":[{"delta":{"content":"kept"}}]}\n\n';
+    log.whole(Buffer.from(text));
+    const taken = log.take();
+    log.release();
+    const next = new SeamLog('openai-chat');
+    next.whole(Buffer.from(`data: {"c":"${'z'.repeat(3000)}"}\n\n`));
+    expect(next.chunks[0]!.buffer).not.toBe(taken[0]!.buffer);
+    expect(Buffer.concat(taken).toString()).toBe(text);
+    next.release();
+  });
+
   it('lets its blocks go when released', () => {
     const log = new SeamLog('anthropic');
     log.keep(Buffer.from('event: message_stop\ndata: {"type":"message_stop"}\n\n'));

@@ -525,6 +525,37 @@ describe('SseUsageObserver reads what a plain line-by-line reading reads', () =>
     );
   });
 
+  it('push returns where a plain search finds the first `usage"` that `:null` does not follow', () => {
+    // In the lines a chunk completes: 0 when it is in the line the chunk finishes.
+    const firstNotNull = (text: string): number => {
+      for (let at = text.indexOf('usage"'); at !== -1; at = text.indexOf('usage"', at + 1)) {
+        if (!text.startsWith(':null', at + 6)) return at;
+      }
+      return -1;
+    };
+    fc.assert(
+      fc.property(streamArb, ({ chunks }) => {
+        const observer = new SseUsageObserver();
+        let partial = '';
+        for (const chunk of chunks) {
+          const bytes = chunk.toString('latin1');
+          const lastNl = bytes.lastIndexOf('\n');
+          let expected = -1;
+          if (lastNl !== -1) {
+            const nl = bytes.indexOf('\n');
+            const finished = partial === '' ? -1 : firstNotNull(partial + bytes.slice(0, nl));
+            const from = partial === '' ? 0 : nl + 1;
+            const inChunk = firstNotNull(bytes.slice(from, lastNl));
+            expected = finished !== -1 ? 0 : inChunk === -1 ? -1 : from + inChunk;
+            partial = bytes.slice(lastNl + 1);
+          } else partial += bytes;
+          expect(observer.push(chunk)).toBe(expected);
+        }
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
   it('a `\\u`-escaped usage key next to `"usage":null` is still counted', () => {
     const line = 'data: {"a":{"usage":null},"response":{"\\u0075sage":{"input_tokens":4}}}\n';
     expect(observe([Buffer.from(line)]).inputTokens).toBe(4);

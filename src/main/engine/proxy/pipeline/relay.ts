@@ -284,7 +284,7 @@ class PassThroughRelay implements BodyReader {
     if (!this.log || !mayContinue(this.ctx)) return false;
     holdForContinuation(this.ctx, {
       format: this.ctx.endpoint.format,
-      chunks: this.log.chunks,
+      chunks: this.log.take(),
       translator: null,
       sequence: this.tail ? nextSequenceNumber(this.tail) : 0,
       candidate: this.candidate,

@@ -1,6 +1,6 @@
 import type { WireFormat } from '../../translate';
+import { BlockPool } from '../../wire/block-pool';
 import { bytesAt } from '../../wire/json-members';
-import { Slab } from '../../wire/slab';
 
 const LF2 = Buffer.from('\n\n');
 const CRLF2 = Buffer.from('\r\n\r\n');
@@ -57,8 +57,11 @@ export class StreamErrorEventError extends Error {
 /** The first block a stream's log copies into; each next one is twice the size, up to the last. */
 const FIRST_BLOCK = 4 * 1024;
 const LAST_BLOCK = 256 * 1024;
-/** Where blocks come from: a stream's first blocks (up to 32 KB), from slabs that streams share. */
-const BLOCKS = new Slab(128 * 1024);
+/**
+ * Where blocks come from, and go back to once a stream is over: at c=64, 64 streams of 32 KB
+ * blocks each hold 2 MB, so 8 MB is room for bursts and long streams without allocating.
+ */
+const BLOCKS = new BlockPool(FIRST_BLOCK, LAST_BLOCK, 8 * 1024 * 1024);
 
 /**
  * What a stream has carried, kept while continuation may need it (issue 28): the bytes as they
@@ -68,10 +71,15 @@ const BLOCKS = new Slab(128 * 1024);
  * The bytes are copied into a few blocks of its own rather than kept as the chunks they came in:
  * those are views of the upstream socket's read buffers, a hundred or more per stream, and
  * holding them for as long as the stream ran made every scavenge copy them and their buffers
- * along (at c=64, twice the collector's time per request). A copy is a memcpy.
+ * along (at c=64, twice the collector's time per request). A copy is a memcpy. The blocks go
+ * back to a pool when the stream is over, unless a continuation took them (`take`).
  */
 export class SeamLog {
   private full: Buffer[] = [];
+  /** Every block taken from the pool, the current one last. */
+  private blocks: Buffer[] = [];
+  /** A continuation took the bytes: the blocks are its now, and do not go back to the pool. */
+  private taken = false;
   private block: Buffer | null = null;
   private used = 0;
   private carry: Buffer | null = null;
@@ -87,7 +95,10 @@ export class SeamLog {
 
   constructor(private readonly format: WireFormat) {}
 
-  /** What the stream carried so far, in order (a few blocks, not its chunks). */
+  /**
+   * What the stream carried so far, in order (a few blocks, not its chunks): views of the log's
+   * blocks, for a look before `release` (after it, the blocks may hold another stream's bytes).
+   */
   get chunks(): Buffer[] {
     const block = this.block;
     return block && this.used > 0 ? [...this.full, block.subarray(0, this.used)] : [...this.full];
@@ -100,6 +111,7 @@ export class SeamLog {
       if (block !== null && this.used > 0) this.full.push(block.subarray(0, this.used));
       const next = block === null ? FIRST_BLOCK : Math.min(LAST_BLOCK, block.length * 2);
       block = BLOCKS.take(Math.max(next, chunk.length));
+      this.blocks.push(block);
       this.block = block;
       this.used = 0;
     }
@@ -130,8 +142,16 @@ export class SeamLog {
     return out;
   }
 
-  /** Lets the bytes go once the stream is over (a continuation that took them keeps its own reference). */
+  /** What the stream carried, for a continuation to keep: `release` leaves these blocks to it. */
+  take(): Buffer[] {
+    this.taken = true;
+    return this.chunks;
+  }
+
+  /** Lets the bytes go once the stream is over: back to the pool, unless a continuation took them. */
   release(): void {
+    if (!this.taken) for (const block of this.blocks) BLOCKS.give(block);
+    this.blocks = [];
     this.full = [];
     this.block = null;
     this.used = 0;

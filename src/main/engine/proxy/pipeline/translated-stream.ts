@@ -120,7 +120,7 @@ export class TranslatedStream {
     if (!this.log || this.pending !== null || !this.translator || !mayContinue(ctx)) return false;
     holdForContinuation(ctx, {
       format: this.answer.wire,
-      chunks: this.log.chunks,
+      chunks: this.log.take(),
       translator: this.translator,
       sequence: 0,
       candidate,
