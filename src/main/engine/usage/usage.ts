@@ -1,12 +1,4 @@
-import {
-  bytesAt,
-  forEachMember,
-  keyIs,
-  lastMember,
-  lastNewline,
-  QUOTE,
-  UNICODE_ESCAPE,
-} from '../wire/json-members';
+import { forEachMember, keyIs, lastMember, lastNewline, QUOTE } from '../wire/json-members';
 
 /** Token counts reported by an upstream; null where the upstream did not say. */
 export interface Usage {
@@ -137,7 +129,6 @@ const NEWLINE = 0x0a;
 const MAX_LINE = 16 * 1024 * 1024;
 const DATA = 'data:';
 const NULL_VALUE = ':null';
-const NULL_BYTES = Buffer.from(NULL_VALUE);
 /** `\u`: the one JSON escape that can spell a letter, so a key the byte scan does not see. */
 const ESCAPE = '\\u';
 
@@ -145,10 +136,8 @@ const ESCAPE = '\\u';
 export interface UsageKey {
   /** `"usage"`. */
   readonly quoted: Buffer;
-  /** `usage"`: see `SseUsageObserver.read`. */
+  /** `usage"`: see `SseUsageObserver.lines`. */
   readonly tail: string;
-  /** `tail` as bytes, searched for in the chunks themselves (`SseUsageObserver.firstToRead`). */
-  readonly tailBytes: Buffer;
   /** `tail` where `:null` does not follow it (global, so a search can start anywhere). */
   readonly notNull: RegExp;
 }
@@ -157,7 +146,6 @@ function usageKey(name: string): UsageKey {
   return {
     quoted: Buffer.from(`"${name}"`),
     tail: `${name}"`,
-    tailBytes: Buffer.from(`${name}"`),
     notNull: new RegExp(`${name}"(?!${NULL_VALUE})`, 'g'),
   };
 }
@@ -230,41 +218,14 @@ export class SseUsageObserver {
    * no newline, so each occurrence before `lastNl` lies in one of those lines. The search is
    * for `usage"` and the quote before it is checked after: JSON is full of quotes, so a needle
    * that starts with one stops the native search at every string.
+   *
+   * The lines are searched as a latin1 string (one char per byte, so its indexes are the
+   * bytes'): a Chat stream that asks for usage has a `"usage":null` in every event, and when
+   * events come in batches, a Buffer search per event cost twice what the copy and string
+   * searches cost together (each Buffer search is a call into C++).
    */
   private lines(buf: Buffer, from: number, lastNl: number): number {
     if (lastNl <= from) return -1;
-    const start = this.firstToRead(buf, from, lastNl);
-    return start === -1 ? -1 : this.read(buf, start, lastNl);
-  }
-
-  /**
-   * Where the first line that `read` could take anything from starts: the line of the first
-   * `usage"` that `:null` does not follow, or of the first `\u` escape if that comes earlier;
-   * -1 when there is neither. The lines before it hold only null usages and no escape, which
-   * `read` passes over without a look, so starting there reads the same.
-   *
-   * The chunk's own bytes are searched, a native search per `"usage":null` (every event of a
-   * Chat stream that asks for usage). Searching a latin1 copy of the chunk cost less CPU at
-   * c=1, but allocated as many bytes as the stream carried: at c=64 that doubled the young
-   * generation's scavenges, and a stream cost 4 % more (docs/performance.md).
-   */
-  private firstToRead(buf: Buffer, from: number, lastNl: number): number {
-    const escaped = buf.indexOf(UNICODE_ESCAPE, from);
-    const until = escaped === -1 || escaped >= lastNl ? lastNl : escaped;
-    const tail = this.key.tailBytes;
-    let at = buf.indexOf(tail, from);
-    while (at !== -1 && at < until && bytesAt(buf, at + tail.length, lastNl, NULL_BYTES)) {
-      at = buf.indexOf(tail, at + tail.length + NULL_BYTES.length);
-    }
-    const first = at !== -1 && at < until ? at : until;
-    return first === lastNl ? -1 : buf.lastIndexOf(NEWLINE, first) + 1;
-  }
-
-  /**
-   * `lines` from `from`, searched as a latin1 string (one char per byte, so its indexes are
-   * the bytes').
-   */
-  private read(buf: Buffer, from: number, lastNl: number): number {
     const text = buf.toString('latin1', from, lastNl);
     const tail = this.key.tail;
     // Only a `\u` escape could spell a usage key that the byte scan does not see. With none in
@@ -318,7 +279,7 @@ export class SseUsageObserver {
 
   /**
    * The next occurrence of the key's tail in `text` from `i`. Where the lines hold no escape,
-   * `read` passes a null one over without a look, so the search skips those itself: one
+   * `lines` passes a null one over without a look, so the search skips those itself: one
    * regular-expression scan past the hundred `"usage":null` of a 100-event Chat stream cost
    * half of what a hundred string searches (a stop in JavaScript each) did.
    */
