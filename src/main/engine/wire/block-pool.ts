@@ -39,8 +39,9 @@ export class BlockPool {
     const size = block.length;
     if (size < this.smallest || size > this.largest) return;
     const c = this.classOf(size);
-    if (this.smallest * 2 ** c !== size || block.byteOffset !== 0) return;
-    if (block.buffer.byteLength !== size || this.waiting + size > this.limit) return;
+    // A view of a larger buffer would hand the rest of that buffer's bytes to the next holder.
+    if (this.smallest * 2 ** c !== size || block.buffer.byteLength !== size) return;
+    if (this.waiting + size > this.limit) return;
     this.free[c]!.push(block);
     this.waiting += size;
   }
