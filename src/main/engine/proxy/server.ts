@@ -68,11 +68,11 @@ export function createGatewayServer(deps: ServerDeps): GatewayServer {
   // Not an async function: the proxy's own promise is passed on, without a promise of this
   // function's that would take its result over in two more microtasks per request.
   const handle = (req: IncomingMessage, res: ServerResponse): Promise<void> | undefined => {
-    if ((req.url?.length ?? 0) > MAX_URL_LENGTH) return void refuseTarget(req, res, LONG_TARGET);
+    if ((req.url?.length ?? 0) > MAX_URL_LENGTH) return void closeWithError(req, res, LONG_TARGET);
     const target = req.url ?? '/';
     // A query may carry a key (Gemini's `?key=`): such targets are parsed each time, never kept.
     const url = target.includes('?') ? requestTarget(target) : targets.get(target);
-    if (!url) return void refuseTarget(req, res, NOT_A_PATH);
+    if (!url) return void closeWithError(req, res, NOT_A_PATH);
     const path = url.pathname;
     if (path !== '/api' && !path.startsWith('/api/')) return deps.proxy(req, res, url);
     const hostProblem = checkHostAndOrigin(req.headers, { host: deps.host });
@@ -264,7 +264,13 @@ const NOT_A_PATH: GatewayError = {
   message: 'the request target must be a path starting with /',
 };
 
-/** Refused before the target is parsed or echoed: nothing of it is looked at but its length. */
+const INTERNAL_ERROR: GatewayError = {
+  status: 500,
+  kind: 'internal',
+  code: 'internal_error',
+  message: 'internal error',
+};
+
 /** An error no handler answered: logged by path alone (a query may hold a key), then a 500. */
 function answerUnhandled(
   log: Logger,
@@ -275,20 +281,16 @@ function answerUnhandled(
   log.error(
     `server: unhandled error on ${req.method} ${targetForLog(req.url)}: ${(err as Error).stack ?? String(err)}`,
   );
-  if (res.headersSent) {
-    res.destroy();
-    return;
-  }
-  res.setHeader('connection', 'close');
-  sendError(res, formatForUnknownPath(req.url ?? '', req.headers['anthropic-version']), {
-    status: 500,
-    kind: 'internal',
-    code: 'internal_error',
-    message: 'internal error',
-  });
+  if (res.headersSent) res.destroy();
+  else closeWithError(req, res, INTERNAL_ERROR);
 }
 
-function refuseTarget(req: IncomingMessage, res: ServerResponse, err: GatewayError): void {
+/**
+ * An error in the format the path suggests, the connection closed after it. The target is
+ * neither parsed nor echoed: a refused one may be anything, and nothing of it is looked at but
+ * its length and how its path starts.
+ */
+function closeWithError(req: IncomingMessage, res: ServerResponse, err: GatewayError): void {
   res.setHeader('connection', 'close');
   sendError(res, formatForUnknownPath(req.url ?? '', req.headers['anthropic-version']), err);
 }
