@@ -18,14 +18,22 @@ export class BodyAbortedError extends Error {
  */
 export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) =>
-    collectBody(req, limit, (err, raw) => (err ? reject(err) : resolve(raw!))),
+    collectBody(req, limit, (err, chunks, size) =>
+      err
+        ? reject(err)
+        : resolve(chunks!.length === 1 ? chunks![0]! : Buffer.concat(chunks!, size)),
+    ),
   );
 }
 
-/** Told once: the whole body, or why there is none (BodyTooLargeError, BodyAbortedError). */
+/**
+ * Told once: the whole body as the chunks it arrived in and their total size (the caller joins
+ * them, into memory of its choosing), or why there is none (BodyTooLargeError, BodyAbortedError).
+ */
 export type BodyDone = (
   err: BodyTooLargeError | BodyAbortedError | null,
-  raw: Buffer | null,
+  chunks: readonly Buffer[] | null,
+  size: number,
 ) => void;
 
 /**
@@ -36,7 +44,7 @@ export type BodyDone = (
 export function collectBody(req: IncomingMessage, limit: number, told: BodyDone): void {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) {
-    told(new BodyTooLargeError(limit), null);
+    told(new BodyTooLargeError(limit), null, 0);
     return;
   }
   const chunks: Buffer[] = [];
@@ -49,8 +57,8 @@ export function collectBody(req: IncomingMessage, limit: number, told: BodyDone)
     req.off('end', onEnd);
     req.off('error', onError);
     req.off('close', onClose);
-    if (err) told(err, null);
-    else told(null, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    if (err) told(err, null, 0);
+    else told(null, chunks, size);
   };
   const onData = (chunk: Buffer) => {
     size += chunk.length;

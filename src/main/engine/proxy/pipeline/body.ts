@@ -1,4 +1,5 @@
 import { type BodyAbortedError, BodyTooLargeError, collectBody } from '../../wire/body';
+import { bytesIn, pooledBody } from './body-block';
 import type { Door, DoorStage } from './context';
 import { ANSWERED, CONTINUE, type Decision, reply } from './decision';
 import type { PipelineDeps } from './deps';
@@ -8,10 +9,10 @@ export const body: DoorStage = {
   name: 'body',
   run(door: Door, deps: PipelineDeps): Promise<Decision> {
     return new Promise((resolve, reject) =>
-      collectBody(door.req, deps.maxBodyBytes, (err, raw) => {
+      collectBody(door.req, deps.maxBodyBytes, (err, chunks, size) => {
         // Told from the request's events: a throw here would escape the request, not fail it.
         try {
-          resolve(decided(door, deps, err, raw));
+          resolve(decided(door, deps, err, chunks, size));
         } catch (thrown) {
           reject(thrown);
         }
@@ -24,10 +25,11 @@ function decided(
   door: Door,
   deps: PipelineDeps,
   err: BodyTooLargeError | BodyAbortedError | null,
-  raw: Buffer | null,
+  chunks: readonly Buffer[] | null,
+  size: number,
 ): Decision {
   if (err === null) {
-    door.raw = raw;
+    door.raw = chunks!.length === 1 ? chunks![0]! : joined(door, chunks!, size);
     return CONTINUE;
   }
   if (err instanceof BodyTooLargeError) {
@@ -45,4 +47,10 @@ function decided(
   );
   deps.uploadAborted?.();
   return ANSWERED;
+}
+
+/** Several chunks in one buffer: a pooled block when the size is the pool's (body-block.ts). */
+function joined(door: Door, chunks: readonly Buffer[], size: number): Buffer {
+  door.pooled = pooledBody(chunks, size);
+  return door.pooled === null ? Buffer.concat(chunks, size) : bytesIn(door.pooled, size);
 }

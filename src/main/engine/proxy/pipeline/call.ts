@@ -9,6 +9,7 @@ import { type UpstreamResponse, upstreamPath } from '../../upstream/pools';
 import type { OutgoingBody } from '../../wire/body-pieces';
 import { ContentIdleWatch } from '../stream-watch';
 import type { Attempt, CallOutcome } from './attempt';
+import { sentFromChunks } from './body-block';
 import { holdAttempt, keepAnswer } from './capture';
 import type { RequestContext } from './context';
 import { ExecutionExpiredError } from './hold';
@@ -39,10 +40,12 @@ export async function call(a: Attempt): Promise<CallOutcome> {
     const secret = ctx.catalog.secretOf(candidate.connection);
     const path = upstreamPathFor(ctx, candidate);
     const sendBody = (
-      body: OutgoingBody,
+      built: OutgoingBody,
       extra: Readonly<Record<string, string>>,
     ): Promise<UpstreamResponse> => {
       if (cancel.reason) return Promise.reject(cancel.reason);
+      // Never a view of a pooled block on a socket: it may outlive the request (body-block.ts).
+      const body = ctx.pooled === null ? built : sentFromChunks(built, ctx.pooled);
       const headers = upstreamHeaders(
         ctx.req.headers,
         candidate.target.provider,

@@ -13,6 +13,7 @@ import type { BudgetReservation } from '../../usage/budgets';
 import { emptyUsage, type Usage } from '../../usage/usage';
 import type { GatewayError } from '../../wire/client-errors';
 import { type Endpoint, findEndpoint, formatForUnknownPath } from '../endpoints';
+import type { PooledBody } from './body-block';
 import { type HeldCapture, releaseRequestBodies } from './capture-held';
 import type { Decision } from './decision';
 import type { ContinuationSettings, PipelineDeps } from './deps';
@@ -50,6 +51,8 @@ export interface Door {
   key: GatewayApiKeyConfig | null;
   /** The body, once read; refusals before it close the connection. */
   raw: Buffer | null;
+  /** The pooled block `raw` was joined into, if it was (body-block.ts). */
+  pooled: PooledBody | null;
 }
 
 export function doorFor(req: IncomingMessage, res: ServerResponse, url: URL): Door {
@@ -63,6 +66,7 @@ export function doorFor(req: IncomingMessage, res: ServerResponse, url: URL): Do
       endpoint?.format ?? formatForUnknownPath(url.pathname, req.headers['anthropic-version']),
     key: null,
     raw: null,
+    pooled: null,
   };
 }
 
@@ -150,6 +154,11 @@ export interface RequestContext {
   /** Its estimated input tokens, once a stage needed them (request-ir.ts). */
   inputTokens?: number;
   raw: Buffer;
+  /**
+   * The pooled block the client's body was joined into, until the request is over (run.ts);
+   * what is sent upstream is made of the chunks instead (body-block.ts).
+   */
+  pooled: PooledBody | null;
   /** Steps routing took, for the log and the `X-Breakwater-Decision` header. */
   steps: string[];
   /** The combo the model named (route.ts), if it named one. */
@@ -226,6 +235,7 @@ export function contextFor(
     modelSpan: null,
     mayReason: false,
     raw,
+    pooled: door.pooled,
     steps: [],
     combo: null,
     candidates: NO_CANDIDATES,

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendError } from '../../wire/client-errors';
 import { fail } from './answer';
+import { releaseBody } from './body-block';
 import {
   contextFor,
   type DoorStage,
@@ -75,5 +76,6 @@ export async function runRequest(
     while (ran > 0) stages[--ran]!.after?.(ctx, deps);
     // An agent's turn is 50-200 KB: not kept for as long as anything still refers to the request.
     ctx.retained = null;
+    if (ctx.pooled !== null) releaseBody(ctx);
   }
 }
