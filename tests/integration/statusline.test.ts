@@ -116,12 +116,15 @@ describe('breakwater statusline', () => {
     // held by the best of up to ten runs (a command that loads the engine takes over a second
     // every time, and still fails).
     await run(claudeCode(SESSION));
+    const line = 'claude → an/claude-test · $0.12 · 24.0k tok · 5h 63 % left\n';
     const times: number[] = [];
     while (times.length < 10 && times.every((ms) => ms >= 200)) {
       const r = await run(claudeCode(SESSION));
       expect(r.code).toBe(0);
-      expect(r.out).toBe('claude → an/claude-test · $0.12 · 24.0k tok · 5h 63 % left\n');
-      times.push(r.ms);
+      // A run that waited past its own 180 ms budget for a core says the gateway is down, as it
+      // should: that is a slow run, not a wrong one. Only a run with the line counts as fast.
+      expect([line, `${FALLBACK_DOWN}\n`]).toContain(r.out);
+      times.push(r.out === line ? r.ms : Number.POSITIVE_INFINITY);
     }
     expect(Math.min(...times)).toBeLessThan(200);
   });

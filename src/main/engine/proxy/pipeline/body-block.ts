@@ -17,8 +17,11 @@ import { BodyPieces, type OutgoingBody, PIECES_FROM } from '../../wire/body-piec
 /** A body joined into a pooled block: the block, and the chunks its bytes were copied from. */
 export interface PooledBody {
   readonly block: Buffer;
-  readonly chunks: readonly Buffer[];
+  /** Let go once the answer is committed (`dropChunks`): nothing sends the body after that. */
+  chunks: readonly Buffer[];
 }
+
+const NO_CHUNKS: readonly Buffer[] = [];
 
 /** Smaller bodies are joined into Node's own pool or a small buffer: nothing to win. */
 const SMALLEST = 16 * 1024;
@@ -89,8 +92,17 @@ export function sentFromChunks(body: OutgoingBody, pooled: PooledBody): Outgoing
   return BodyPieces.of(parts);
 }
 
-/** The chunks' bytes that `view`, a view of the block, shows. */
+/**
+ * The answer is committed: no other candidate will be sent the body, so its chunks need not be
+ * kept for as long as a stream runs (the block is, for a continuation: context.ts `committed`).
+ */
+export function dropChunks(pooled: PooledBody): void {
+  pooled.chunks = NO_CHUNKS;
+}
+
+/** The chunks' bytes that `view`, a view of the block, shows; a copy once they are let go. */
 function chunkViews(pooled: PooledBody, view: Buffer): Buffer[] {
+  if (pooled.chunks === NO_CHUNKS) return [Buffer.from(view)];
   const start = view.byteOffset - pooled.block.byteOffset;
   const end = start + view.length;
   const out: Buffer[] = [];

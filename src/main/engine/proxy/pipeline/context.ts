@@ -13,7 +13,7 @@ import type { BudgetReservation } from '../../usage/budgets';
 import { emptyUsage, type Usage } from '../../usage/usage';
 import type { GatewayError } from '../../wire/client-errors';
 import { type Endpoint, findEndpoint, formatForUnknownPath } from '../endpoints';
-import type { PooledBody } from './body-block';
+import { dropChunks, type PooledBody } from './body-block';
 import { type HeldCapture, releaseRequestBodies } from './capture-held';
 import type { Decision } from './decision';
 import type { ContinuationSettings, PipelineDeps } from './deps';
@@ -293,6 +293,7 @@ export function committed(ctx: RequestContext): void {
   // A stream that may be continued keeps the conversation the continuation request carries.
   if (ctx.continuation !== null && ctx.stream) ctx.retained ??= ctx.raw;
   ctx.raw = NO_BYTES;
+  if (ctx.pooled !== null) dropChunks(ctx.pooled);
   ctx.parsed = {};
   ctx.ir = undefined;
   if (ctx.translated) for (const t of ctx.translated.values()) t.json = {};
