@@ -99,6 +99,28 @@ describe('an agent-sized body sent in pieces', () => {
     expect(received.slice(bodies.length).sort()).toEqual([...expected].sort());
   });
 
+  // A stream lets its block go once the answer is committed and keeps the chunks for a
+  // continuation (context.ts `committed`): the continuation must still carry the conversation.
+  it('a stream of an agent-sized request, cut and continued: the continuation carries it', async () => {
+    const text = 'one two three four five six seven eight nine ten eleven twelve thirteen';
+    gw.primary.script(
+      { text, byWords: true, resetAfterChunks: 5 },
+      { finish: { text }, byWords: true },
+    );
+    const sent = body(150, { stream: true, user: 'cut' });
+    const res = await post(sent);
+    expect(res.status).toBe(200);
+    const events = (await res.text()).split('\n').filter((l) => l.startsWith('data: {'));
+    const content = events
+      .map((l) => JSON.parse(l.slice(6)).choices?.[0]?.delta?.content ?? '')
+      .join('');
+    expect(content).toBe(text);
+    expect(gw.primary.requests).toHaveLength(2);
+    const conversation = (JSON.parse(sent) as { messages: unknown[] }).messages;
+    const continued = gw.primary.requests[1]!.body as { messages: unknown[] };
+    expect(continued.messages.slice(0, conversation.length)).toEqual(conversation);
+  });
+
   it('a body written in a thousand small pieces reaches the upstream whole', async () => {
     const sent = Buffer.from(body(100, { user: 'slow' }));
     const status = await new Promise<number>((resolve, reject) => {

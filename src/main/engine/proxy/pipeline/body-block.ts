@@ -17,11 +17,8 @@ import { BodyPieces, type OutgoingBody, PIECES_FROM } from '../../wire/body-piec
 /** A body joined into a pooled block: the block, and the chunks its bytes were copied from. */
 export interface PooledBody {
   readonly block: Buffer;
-  /** Let go once the answer is committed (`dropChunks`): nothing sends the body after that. */
-  chunks: readonly Buffer[];
+  readonly chunks: readonly Buffer[];
 }
-
-const NO_CHUNKS: readonly Buffer[] = [];
 
 /** Smaller bodies are joined into Node's own pool or a small buffer: nothing to win. */
 const SMALLEST = 16 * 1024;
@@ -36,7 +33,6 @@ const NO_BYTES = Buffer.alloc(0);
 interface BodyHolder {
   pooled: PooledBody | null;
   raw: Buffer;
-  retained: Buffer | null;
   modelSpan: unknown;
 }
 
@@ -55,16 +51,16 @@ export function bytesIn(pooled: PooledBody, size: number): Buffer {
 }
 
 /**
- * The request is over: its block goes back to the pool. Everything on the context that could
- * still show the block's bytes is let go first, so a late reader finds no bytes rather than
- * another request's.
+ * The block goes back to the pool: the answer is committed (context.ts `committed`) or the
+ * request is over (run.ts). Everything on the context that could still show the block's bytes
+ * is let go first, so a late reader finds no bytes rather than another request's; a stream's
+ * continuation keeps the chunks instead (`committed`).
  */
 export function releaseBody(ctx: BodyHolder): void {
   const pooled = ctx.pooled;
   if (pooled === null) return;
   ctx.pooled = null;
   ctx.raw = NO_BYTES;
-  ctx.retained = null;
   ctx.modelSpan = null;
   BODY_BLOCKS.give(pooled.block);
 }
@@ -92,17 +88,8 @@ export function sentFromChunks(body: OutgoingBody, pooled: PooledBody): Outgoing
   return BodyPieces.of(parts);
 }
 
-/**
- * The answer is committed: no other candidate will be sent the body, so its chunks need not be
- * kept for as long as a stream runs (the block is, for a continuation: context.ts `committed`).
- */
-export function dropChunks(pooled: PooledBody): void {
-  pooled.chunks = NO_CHUNKS;
-}
-
-/** The chunks' bytes that `view`, a view of the block, shows; a copy once they are let go. */
+/** The chunks' bytes that `view`, a view of the block, shows. */
 function chunkViews(pooled: PooledBody, view: Buffer): Buffer[] {
-  if (pooled.chunks === NO_CHUNKS) return [Buffer.from(view)];
   const start = view.byteOffset - pooled.block.byteOffset;
   const end = start + view.length;
   const out: Buffer[] = [];

@@ -13,7 +13,7 @@ import type { BudgetReservation } from '../../usage/budgets';
 import { emptyUsage, type Usage } from '../../usage/usage';
 import type { GatewayError } from '../../wire/client-errors';
 import { type Endpoint, findEndpoint, formatForUnknownPath } from '../endpoints';
-import { dropChunks, type PooledBody } from './body-block';
+import { type PooledBody, releaseBody } from './body-block';
 import { type HeldCapture, releaseRequestBodies } from './capture-held';
 import type { Decision } from './decision';
 import type { ContinuationSettings, PipelineDeps } from './deps';
@@ -183,9 +183,10 @@ export interface RequestContext {
   readonly continuation: Readonly<ContinuationSettings> | null;
   /**
    * The request's bytes, kept past the head for a continuation request (issue 28), until the
-   * request is over (run.ts).
+   * request is over (run.ts): the chunks they arrived in when they were joined into a pooled
+   * block (body-block.ts), joined again only if a continuation is made.
    */
-  retained: Buffer | null;
+  retained: Buffer | readonly Buffer[] | null;
   /** A stream being continued after a cut (continuation.ts); unset until one is. */
   seam?: StreamContinuation;
   /** Throughput watchdog settings (§6) for this request's streams; null when it is off. */
@@ -290,14 +291,18 @@ const NO_BYTES = Buffer.alloc(0);
  * agent requests of 50-200 KB that is most of a stream's memory.
  */
 export function committed(ctx: RequestContext): void {
-  // A stream that may be continued keeps the conversation the continuation request carries.
-  if (ctx.continuation !== null && ctx.stream) ctx.retained ??= ctx.raw;
+  const pooled = ctx.pooled;
+  // A stream that may be continued keeps the conversation the continuation request carries: as
+  // the chunks it arrived in when it was joined into a pooled block, which can then go back now.
+  if (ctx.continuation !== null && ctx.stream) ctx.retained ??= pooled?.chunks ?? ctx.raw;
   ctx.raw = NO_BYTES;
-  if (ctx.pooled !== null) dropChunks(ctx.pooled);
   ctx.parsed = {};
   ctx.ir = undefined;
   if (ctx.translated) for (const t of ctx.translated.values()) t.json = {};
   releaseRequestBodies(ctx.captured);
+  // A capture of every call (`captureBodies: all`) reads the client's body when the log row is
+  // written: then the block waits for the end of the request (run.ts).
+  if (pooled !== null && !ctx.captured?.client) releaseBody(ctx);
 }
 
 export function markClientAbort(ctx: RequestContext): void {

@@ -68,9 +68,19 @@ export function holdForContinuation(ctx: RequestContext, first: FirstBreak): voi
   };
 }
 
+/** The client's request bytes kept past the head, joined once if they were kept as chunks. */
+function retainedBytes(ctx: RequestContext): Buffer {
+  const kept = ctx.retained;
+  if (kept === null) return ctx.raw;
+  if (Buffer.isBuffer(kept)) return kept;
+  const joined = Buffer.concat(kept);
+  ctx.retained = joined;
+  return joined;
+}
+
 /** The client's request in the internal form, from the bytes kept past the head. */
 function retainedRequest(ctx: RequestContext): IrRequest {
-  const raw = ctx.retained ?? ctx.raw;
+  const raw = retainedBytes(ctx);
   const body = JSON.parse(raw.toString('utf8')) as Record<string, unknown>;
   return parseRequest(ctx.endpoint.format, body, { model: ctx.model, stream: true }).value;
 }
@@ -86,7 +96,7 @@ function shadowTranslator(
   sequence: number,
 ): StreamTranslator {
   const client = ctx.endpoint.format;
-  const raw = ctx.retained ?? ctx.raw;
+  const raw = retainedBytes(ctx);
   const echo = requestEcho(client, JSON.parse(raw.toString('utf8')) as Record<string, unknown>);
   const opts: WriterOptions = {
     nowMs: ctx.now(),
