@@ -166,6 +166,22 @@ describe('captured calls', () => {
     }
   });
 
+  // Such a body is joined into a pooled block that a capture of every call holds to the end of
+  // the request (proxy/pipeline/body-block.ts): the next request's block is never this one's.
+  it('with "all", keeps agent-sized streamed requests whole, each with its own body', async () => {
+    await settings({ 'requestLog.captureBodies': 'all' });
+    for (const word of ['first', 'second', 'third']) {
+      const messages = [{ role: 'user', content: `${word} `.repeat(20_000) }];
+      const res = await chat({ model: 'coder', stream: true, messages });
+      expect(res.status).toBe(200);
+      await res.text();
+      const { json } = await detail((await lastRow()).id);
+      expect(json.client?.truncated).toBe(false);
+      expect(JSON.parse(json.client!.body!)).toEqual({ model: 'coder', stream: true, messages });
+      expect(JSON.parse(json.attempts[0]!.request.body!).messages).toEqual(messages);
+    }
+  });
+
   it('cuts a huge body at captureMaxBytes, marks it, and will not replay it', async () => {
     await settings({ 'requestLog.captureMaxBytes': 1024 });
     gw.primary.script(failing('x'));

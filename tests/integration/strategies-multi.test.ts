@@ -102,6 +102,43 @@ describe('fusion', () => {
     expect(panel.find((r) => r.target === 'b/m')?.costUsd).toBeCloseTo(50e-6, 12);
   });
 
+  // An agent-sized question arrives in chunks and is joined into a pooled block that only the
+  // client's request gives back (proxy/pipeline/body-block.ts), not each internal call.
+  it('agent-sized questions, in turn and side by side: each judge gets its own', async () => {
+    const ask = (tag: string) => {
+      gw.primary.script({ text: `panel A ${tag}` });
+      gw.backup.script({ text: `panel B ${tag}` }, { text: `JUDGED ${tag}` });
+      return openai.chat.completions.create({
+        model: 'fuse',
+        messages: [{ role: 'user', content: `${tag} `.repeat(15_000) }],
+      });
+    };
+    for (const tag of ['alpha', 'bravo']) {
+      expect((await ask(tag)).choices[0]?.message.content).toBe(`JUDGED ${tag}`);
+    }
+    gw.primary.reset();
+    gw.backup.reset();
+    gw.primary.setDefault({ text: 'panel' });
+    gw.backup.setDefault({ text: 'judged' });
+    const tags = ['charlie', 'delta', 'echo'];
+    await Promise.all(
+      tags.map((tag) =>
+        openai.chat.completions.create({
+          model: 'fuse',
+          messages: [{ role: 'user', content: `${tag} `.repeat(15_000) }],
+        }),
+      ),
+    );
+    const judges = gw.backup.requests.filter((r) => r.body.model === 'judge');
+    expect(judges).toHaveLength(3);
+    for (const judge of judges) {
+      const text = JSON.stringify(judge.body);
+      const own = tags.filter((t) => text.includes(`${t} ${t} ${t}`));
+      expect(own).toHaveLength(1);
+      expect(text).toContain(`${own[0]} `.repeat(15_000).trim());
+    }
+  });
+
   it('works with what answered, says so, and streams the judge to an Anthropic client', async () => {
     gw.primary.script({ status: 500 });
     gw.backup.script({ text: 'answer B' }, { text: 'JUDGED STREAM' });

@@ -70,4 +70,19 @@ describe('a pool of blocks handed out again once given back', () => {
     for (const b of foreign) pool.give(b);
     expect(pool.pooled).toBe(0);
   });
+
+  it('takes a block given back twice once: two asks after it get two blocks', () => {
+    const pool = new BlockPool(4 * KB, 64 * KB, 256 * KB);
+    const block = pool.take(20 * KB);
+    pool.give(block);
+    pool.give(block);
+    expect(pool.pooled).toBe(32 * KB);
+    const first = pool.take(20 * KB);
+    const second = pool.take(20 * KB);
+    expect(first).toBe(block);
+    expect(second).not.toBe(block);
+    // Handed out again, it may come back again.
+    pool.give(first);
+    expect(pool.take(20 * KB)).toBe(block);
+  });
 });

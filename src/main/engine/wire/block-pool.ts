@@ -8,6 +8,8 @@
  */
 export class BlockPool {
   private readonly free: Buffer[][];
+  /** The blocks in `free`: one given back twice would be handed to two holders. */
+  private readonly pooledBlocks = new Set<Buffer>();
   private waiting = 0;
 
   constructor(
@@ -27,6 +29,7 @@ export class BlockPool {
     const c = this.classOf(size);
     const block = this.free[c]!.pop();
     if (block === undefined) return Buffer.allocUnsafeSlow(this.smallest * 2 ** c);
+    this.pooledBlocks.delete(block);
     this.waiting -= block.length;
     return block;
   }
@@ -41,8 +44,9 @@ export class BlockPool {
     const c = this.classOf(size);
     // A view of a larger buffer would hand the rest of that buffer's bytes to the next holder.
     if (this.smallest * 2 ** c !== size || block.buffer.byteLength !== size) return;
-    if (this.waiting + size > this.limit) return;
+    if (this.waiting + size > this.limit || this.pooledBlocks.has(block)) return;
     this.free[c]!.push(block);
+    this.pooledBlocks.add(block);
     this.waiting += size;
   }
 

@@ -293,8 +293,12 @@ const NO_BYTES = Buffer.alloc(0);
 export function committed(ctx: RequestContext): void {
   const pooled = ctx.pooled;
   // A stream that may be continued keeps the conversation the continuation request carries: as
-  // the chunks it arrived in when it was joined into a pooled block, which can then go back now.
-  if (ctx.continuation !== null && ctx.stream) ctx.retained ??= pooled?.chunks ?? ctx.raw;
+  // the chunks it arrived in when it is still the pooled block's (a multi-call strategy or the
+  // background stage may have made a new body since), and the block can go back now.
+  if (ctx.continuation !== null && ctx.stream) {
+    ctx.retained ??=
+      pooled !== null && ctx.raw.buffer === pooled.block.buffer ? pooled.chunks : ctx.raw;
+  }
   ctx.raw = NO_BYTES;
   ctx.parsed = {};
   ctx.ir = undefined;

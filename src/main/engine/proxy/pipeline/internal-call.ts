@@ -87,6 +87,8 @@ export async function internalCall(
     background: false,
     parsed: json,
     raw,
+    // The client's pooled block is the parent's to give back, not this call's (body-block.ts).
+    pooled: null,
     // The client request's IR and estimate are not this call's.
     ir: undefined,
     inputTokens: undefined,
