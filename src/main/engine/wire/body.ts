@@ -19,11 +19,14 @@ export class BodyAbortedError extends Error {
 export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) =>
     collectBody(req, limit, (err, chunks, size) =>
-      err
-        ? reject(err)
-        : resolve(chunks!.length === 1 ? chunks![0]! : Buffer.concat(chunks!, size)),
+      err ? reject(err) : resolve(joinChunks(chunks!, size)),
     ),
   );
+}
+
+/** A body's chunks as one buffer: the chunk itself when there is one, else a new join. */
+export function joinChunks(chunks: readonly Buffer[], size: number): Buffer {
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
 }
 
 /**

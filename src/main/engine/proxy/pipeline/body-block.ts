@@ -27,7 +27,8 @@ const LARGEST = 256 * 1024;
 /** At c=64, 64 agent turns of 128 KB blocks each: 8 MB keeps them all without allocating. */
 const BODY_BLOCKS = new BlockPool(SMALLEST, LARGEST, 8 * 1024 * 1024);
 
-const NO_BYTES = Buffer.alloc(0);
+/** A body let go: what a reader finds once the bytes it held are gone. */
+export const NO_BYTES = Buffer.alloc(0);
 
 /** What of a request context shows its body (context.ts's `RequestContext`). */
 interface BodyHolder {
@@ -77,15 +78,16 @@ export function sentFromChunks(body: OutgoingBody, pooled: PooledBody): Outgoing
     const parts = chunkViews(pooled, body);
     return body.length >= PIECES_FROM ? BodyPieces.of(parts) : Buffer.concat(parts, body.length);
   }
-  let touches = false;
-  for (const piece of body) touches ||= piece.buffer === block;
-  if (!touches) return body;
   const parts: Buffer[] = [];
+  let touched = false;
   for (const piece of body) {
-    if (piece.buffer === block) parts.push(...chunkViews(pooled, piece));
-    else parts.push(piece);
+    if (piece.buffer !== block) parts.push(piece);
+    else {
+      touched = true;
+      parts.push(...chunkViews(pooled, piece));
+    }
   }
-  return BodyPieces.of(parts);
+  return touched ? BodyPieces.of(parts) : body;
 }
 
 /** The chunks' bytes that `view`, a view of the block, shows. */

@@ -1,4 +1,4 @@
-import { type BodyAbortedError, BodyTooLargeError, collectBody } from '../../wire/body';
+import { type BodyAbortedError, BodyTooLargeError, collectBody, joinChunks } from '../../wire/body';
 import { bytesIn, pooledBody } from './body-block';
 import type { Door, DoorStage } from './context';
 import { ANSWERED, CONTINUE, type Decision, reply } from './decision';
@@ -29,7 +29,9 @@ function decided(
   size: number,
 ): Decision {
   if (err === null) {
-    door.raw = chunks!.length === 1 ? chunks![0]! : joined(door, chunks!, size);
+    // Several chunks go into a pooled block when their size is the pool's (body-block.ts).
+    door.pooled = chunks!.length > 1 ? pooledBody(chunks!, size) : null;
+    door.raw = door.pooled === null ? joinChunks(chunks!, size) : bytesIn(door.pooled, size);
     return CONTINUE;
   }
   if (err instanceof BodyTooLargeError) {
@@ -47,10 +49,4 @@ function decided(
   );
   deps.uploadAborted?.();
   return ANSWERED;
-}
-
-/** Several chunks in one buffer: a pooled block when the size is the pool's (body-block.ts). */
-function joined(door: Door, chunks: readonly Buffer[], size: number): Buffer {
-  door.pooled = pooledBody(chunks, size);
-  return door.pooled === null ? Buffer.concat(chunks, size) : bytesIn(door.pooled, size);
 }

@@ -13,7 +13,7 @@ import type { BudgetReservation } from '../../usage/budgets';
 import { emptyUsage, type Usage } from '../../usage/usage';
 import type { GatewayError } from '../../wire/client-errors';
 import { type Endpoint, findEndpoint, formatForUnknownPath } from '../endpoints';
-import { type PooledBody, releaseBody } from './body-block';
+import { NO_BYTES, type PooledBody, releaseBody } from './body-block';
 import { type HeldCapture, releaseRequestBodies } from './capture-held';
 import type { Decision } from './decision';
 import type { ContinuationSettings, PipelineDeps } from './deps';
@@ -281,8 +281,6 @@ export function bodyOf(ctx: RequestContext): Record<string, unknown> {
   ctx.parsed ??= JSON.parse(ctx.raw.toString('utf8')) as Record<string, unknown>;
   return ctx.parsed;
 }
-
-const NO_BYTES = Buffer.alloc(0);
 
 /**
  * The answer's head is written: no other candidate can serve this request any more, so the
