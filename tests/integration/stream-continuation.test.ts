@@ -8,6 +8,7 @@ import {
   ANTHROPIC_KEY,
   eventually,
   fakeProvider,
+  OPENAI_KEY,
   startGateway,
   type TestGateway,
 } from '../support/gateway';
@@ -20,6 +21,15 @@ function config(primary: FakeUpstream, backup: FakeUpstream): BreakwaterConfig {
       ...readerProviders(primary),
       fakeProvider('gm', 'gemini', primary, ['gemini-test'], 'gm-test-key-0123456789'),
       fakeProvider('bk', 'anthropic', backup, ['claude-backup'], ANTHROPIC_KEY),
+      // Providers that turned the gateway's prompt-cache help off get translations of their own.
+      {
+        ...fakeProvider('oanc', 'openai', primary, ['gpt-nc'], OPENAI_KEY),
+        promptCache: { cacheKey: false },
+      },
+      {
+        ...fakeProvider('annc', 'anthropic', primary, ['claude-nc'], ANTHROPIC_KEY),
+        promptCache: { breakpoints: false },
+      },
     ],
     combos: [
       { name: 'pair', strategy: 'priority', targets: ['an/claude-test', 'bk/claude-backup'] },
@@ -62,6 +72,22 @@ describe('continue from the cut: each client format on each upstream format', ()
         expect(text).toBe(FULL);
         expect(stops).toHaveLength(1);
         expect(gw.primary.requests).toHaveLength(2);
+      });
+    }
+  }
+});
+
+describe('a provider with its prompt-cache help off', () => {
+  for (const client of ['chat', 'anthropic'] as const) {
+    for (const target of ['oanc/gpt-nc', 'annc/claude-nc'] as const) {
+      it(`${client} client, ${target}: the continuation carries the partial answer`, async () => {
+        cutThenFinish({ resetAfterChunks: 7 });
+        const { text, stops } = await readAnswer(gw.url, client, target);
+        expect(text).toBe(FULL);
+        expect(stops).toHaveLength(1);
+        expect(gw.primary.requests).toHaveLength(2);
+        const partial = FULL.match(/(\s*\S+\s*){7}/)![0].trimEnd();
+        expect(JSON.stringify(gw.primary.requests[1]!.body)).toContain(partial);
       });
     }
   }

@@ -19,7 +19,7 @@ import {
 import type { IrRequest, IrUsage } from '../../translate/ir';
 import type { GatewayError } from '../../wire/client-errors';
 import type { RequestContext, StreamContinuation } from './context';
-import { wireFor } from './translate';
+import { translationKey, wireFor } from './translate';
 
 /** The first break of a stream whose head went out; what it needs to know of it. */
 export interface FirstBreak {
@@ -135,7 +135,7 @@ export function prepareContinuation(
   );
   ctx.translated = new Map([
     [
-      `${wireFor(ctx, c)}|${provider.format}`,
+      translationKey(wireFor(ctx, c), provider),
       { wire, json, dropped: '', customTools: customToolsOf(k.request) },
     ],
   ]);

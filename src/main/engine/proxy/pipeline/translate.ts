@@ -1,3 +1,4 @@
+import type { CatalogProvider } from '../../config/catalog';
 import type { Candidate } from '../../routing/resolve';
 import {
   customToolsOf,
@@ -45,14 +46,19 @@ export function wireFor(ctx: RequestContext, candidate: Candidate): WireFormat |
   return upstreamFormatFor(ctx.endpoint.format, candidate.target.provider.format);
 }
 
+/**
+ * Where a translated body for a provider is kept in `ctx.translated`: one per upstream API,
+ * provider format and cache help, so every provider that would be sent the same body shares it.
+ */
+export function translationKey(wire: WireFormat | null, provider: CatalogProvider): string {
+  return `${wire}|${provider.format}${cacheVariant(provider)}`;
+}
+
 export function translatedFor(
   ctx: RequestContext,
   candidate: Candidate,
 ): TranslatedBody | undefined {
-  const provider = candidate.target.provider;
-  return ctx.translated?.get(
-    `${wireFor(ctx, candidate)}|${provider.format}${cacheVariant(provider)}`,
-  );
+  return ctx.translated?.get(translationKey(wireFor(ctx, candidate), candidate.target.provider));
 }
 
 /**
@@ -70,7 +76,7 @@ export function translateFor(
   let ir: ReturnType<typeof parseRequest> | null = null;
   for (const t of targets) {
     const wire = upstreamFormatFor(ctx.endpoint.format, t.provider.format);
-    const key = `${wire}|${t.provider.format}${cacheVariant(t.provider)}`;
+    const key = translationKey(wire, t.provider);
     if (wire === null || ctx.translated?.has(key)) {
       kept.push(t);
       continue;
