@@ -1,5 +1,7 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { bytesIn, pooledBody, releaseBody } from '../../src/main/engine/proxy/pipeline/body-block';
+import type { RequestContext } from '../../src/main/engine/proxy/pipeline/context';
 import { startGateway, type TestGateway } from '../support/gateway';
 
 // An agent-sized body whose model the gateway renames goes to the upstream as the client's bytes
@@ -37,6 +39,32 @@ async function post(sent: string): Promise<Response> {
 /** `sent` as the target that knows the combo's model as `model` must receive it. */
 function renamed(sent: string, model: string): string {
   return sent.replace('"model":"coder"', `"model":"${model}"`);
+}
+
+/** Posts `sent` in pieces of 100 bytes, with a pause every 10 KB, and reads the answer. */
+function inPieces(sent: Buffer): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-length': sent.length },
+    });
+    req.on('response', (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => {
+        text += d;
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+    });
+    req.on('error', reject);
+    void (async () => {
+      for (let at = 0; at < sent.length; at += 100) {
+        req.write(sent.subarray(at, at + 100));
+        if (at % 10_000 === 0) await new Promise((r) => setTimeout(r, 1));
+      }
+      req.end();
+    })();
+  });
 }
 
 /** Posts `sent` and reads its answer whole (a stream's as text), which must be a success. */
@@ -123,25 +151,30 @@ describe('an agent-sized body sent in pieces', () => {
 
   it('a body written in a thousand small pieces reaches the upstream whole', async () => {
     const sent = Buffer.from(body(100, { user: 'slow' }));
-    const status = await new Promise<number>((resolve, reject) => {
-      const req = request(`${gw.url}/v1/chat/completions`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'content-length': sent.length },
-      });
-      req.on('response', (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-      });
-      req.on('error', reject);
-      void (async () => {
-        for (let at = 0; at < sent.length; at += 100) {
-          req.write(sent.subarray(at, at + 100));
-          if (at % 10_000 === 0) await new Promise((r) => setTimeout(r, 1));
-        }
-        req.end();
-      })();
-    });
+    const { status } = await inPieces(sent);
     expect(status).toBe(200);
     expect(gw.primary.requests[0]!.rawBody).toBe(renamed(sent.toString('utf8'), 'gpt-test'));
+  });
+
+  it('a body refused at the front door after it was read (paused) gives its block back', async () => {
+    // One block of the 128 KB class (64-128 KB) taken and given back: the next body of that
+    // class gets it; `body(70)` is about 92 KB.
+    const size = 100 * 1024;
+    const own = [Buffer.alloc(size / 2, 1), Buffer.alloc(size / 2, 2)];
+    const held = pooledBody(own, size)!;
+    const block = held.block;
+    releaseBody({ pooled: held, raw: bytesIn(held, size) } as unknown as RequestContext);
+    expect((await gw.admin('/api/gateway/pause', { method: 'POST' })).status).toBe(200);
+    try {
+      const answer = await inPieces(Buffer.from(body(70, { user: 'paused' })));
+      expect(answer.status).toBe(503);
+      expect(JSON.parse(answer.text).error.code).toBe('gateway_paused');
+    } finally {
+      await gw.admin('/api/gateway/resume', { method: 'POST' });
+    }
+    expect(gw.primary.requests).toHaveLength(0);
+    const next = pooledBody(own, size)!;
+    expect(next.block).toBe(block);
+    releaseBody({ pooled: next, raw: bytesIn(next, size) } as unknown as RequestContext);
   });
 });

@@ -30,11 +30,11 @@ const BODY_BLOCKS = new BlockPool(SMALLEST, LARGEST, 8 * 1024 * 1024);
 /** A body let go: what a reader finds once the bytes it held are gone. */
 export const NO_BYTES = Buffer.alloc(0);
 
-/** What of a request context shows its body (context.ts's `RequestContext`). */
+/** What of a request context or its front door shows its body (context.ts). */
 interface BodyHolder {
   pooled: PooledBody | null;
-  raw: Buffer;
-  modelSpan: unknown;
+  raw: Buffer | null;
+  modelSpan?: unknown;
 }
 
 /** `chunks` joined into a pooled block, or null when their size is outside the pool's. */
@@ -62,7 +62,7 @@ export function releaseBody(ctx: BodyHolder): void {
   if (pooled === null) return;
   ctx.pooled = null;
   ctx.raw = NO_BYTES;
-  ctx.modelSpan = null;
+  if (ctx.modelSpan !== undefined) ctx.modelSpan = null;
   BODY_BLOCKS.give(pooled.block);
 }
 
