@@ -7,6 +7,8 @@
 export class OutageProbe {
   private timer: NodeJS.Timeout | null = null;
   private asking = false;
+  /** `askNow` came while a ping was out: if that one goes unanswered, ask again at once. */
+  private again = false;
 
   constructor(
     private readonly ping: () => Promise<unknown>,
@@ -22,31 +24,40 @@ export class OutageProbe {
     this.timer.unref();
   }
 
-  /** Asks now, then on the interval until answered. */
+  /**
+   * Asks now, then on the interval until answered. A ping already out may have been sent before
+   * the reason to ask now (a `ready`): should it fail, the next one goes at once, not a whole
+   * interval later.
+   */
   askNow(): void {
     this.start();
-    this.ask();
+    if (this.asking) this.again = true;
+    else this.ask();
   }
 
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    this.again = false;
   }
 
   private ask(): void {
     if (this.asking) return;
     this.asking = true;
-    this.ping()
-      .then(
-        () => {
-          if (this.timer) this.answered();
-        },
-        (err: unknown) => {
-          if (this.timer) this.unanswered(err);
-        },
-      )
-      .finally(() => {
+    this.ping().then(
+      () => {
         this.asking = false;
-      });
+        this.again = false;
+        if (this.timer) this.answered();
+      },
+      (err: unknown) => {
+        this.asking = false;
+        if (!this.timer) return;
+        this.unanswered(err);
+        if (!this.again) return;
+        this.again = false;
+        this.ask();
+      },
+    );
   }
 }
