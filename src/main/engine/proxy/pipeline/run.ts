@@ -29,7 +29,7 @@ export async function runDoor(
     if (decision instanceof Promise) decision = await decision;
     if (decision.kind === 'continue') continue;
     // A refusal after the body was read (the pause) answers without it.
-    if (d.pooled !== null) releaseBody(d);
+    releaseBody(d);
     if (decision.kind === 'reply') {
       // The request body may still be arriving; do not keep the socket around to read it.
       if (d.raw === null) res.setHeader('connection', 'close');
