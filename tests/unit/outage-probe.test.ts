@@ -3,18 +3,22 @@ import { OutageProbe } from '../../src/main/engine/state/outage-probe';
 
 /** A ping the test answers or fails by hand; an interval long enough never to fire here. */
 function probeWithPings() {
-  const pings: { answer: () => void; fail: (e: Error) => void }[] = [];
+  const pings: { answer: (value?: unknown) => void; fail: (e: unknown) => void }[] = [];
   const seen: string[] = [];
+  const failures: unknown[] = [];
   const probe = new OutageProbe(
     () =>
-      new Promise<void>((answer, fail) => {
+      new Promise<unknown>((answer, fail) => {
         pings.push({ answer, fail });
       }),
     () => seen.push('answered'),
-    (err) => seen.push(`unanswered: ${(err as Error).message}`),
+    (err) => {
+      failures.push(err);
+      seen.push(`unanswered: ${err instanceof Error ? err.message : String(err)}`);
+    },
     60_000,
   );
-  return { probe, pings, seen };
+  return { probe, pings, seen, failures };
 }
 
 const settle = () => new Promise((r) => setImmediate(r));
@@ -78,5 +82,51 @@ describe('the outage probe', () => {
     await settle();
     expect(seen).toEqual([]);
     expect(pings).toHaveLength(1);
+  });
+
+  // What the servers answer (or the client fails with) is not the probe's to read: any value
+  // is an answer, any rejection a failure handed on as it came.
+  it('any answer counts, whatever its value', async () => {
+    const huge = 'x'.repeat(1 << 20);
+    let nested: unknown = 'PONG';
+    for (let i = 0; i < 10_000; i++) nested = [nested];
+    for (const value of [undefined, null, '', huge, nested, { ok: false }, ['PONG', null]]) {
+      const { probe, pings, seen } = probeWithPings();
+      probe.askNow();
+      pings[0]!.answer(value);
+      await settle();
+      probe.stop();
+      expect(seen).toEqual(['answered']);
+    }
+  });
+
+  it('any failure is handed on as it came, and the ask again still follows it', async () => {
+    const secret = { message: 'NOAUTH', password: 'redis-secret-0123456789' };
+    for (const reason of [null, undefined, 'string', 42, secret, new Error('x'.repeat(1 << 20))]) {
+      const { probe, pings, failures } = probeWithPings();
+      probe.askNow();
+      probe.askNow();
+      pings[0]!.fail(reason);
+      await settle();
+      probe.stop();
+      expect(failures).toEqual([reason]);
+      expect(pings).toHaveLength(2);
+    }
+  });
+
+  it('many askNow calls at once, over several outages: never two pings out', async () => {
+    const { probe, pings, seen } = probeWithPings();
+    stopProbe = () => probe.stop();
+    for (let outage = 0; outage < 5; outage++) {
+      await Promise.all(Array.from({ length: 50 }, async () => probe.askNow()));
+      const out = pings.length;
+      pings.at(-1)!.fail(new Error(`down ${outage}`));
+      await settle();
+      // The failed ping is followed by exactly one more, which answers.
+      expect(pings).toHaveLength(out + 1);
+      pings.at(-1)!.answer('PONG');
+      await settle();
+    }
+    expect(seen.filter((s) => s === 'answered')).toHaveLength(5);
   });
 });
